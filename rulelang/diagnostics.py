@@ -1,0 +1,130 @@
+"""Errors with positions, formatted in one place.
+
+Every problem a rule file can have becomes a ``Diagnostic`` with a stable code (listed in
+``docs/errors.md``), a position and a message; ``format_diagnostic`` prints it as
+``path:line:col: CODE message`` followed by the source line and a caret.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from .nodes import Pos
+
+# Stable error codes. The docs list them; tests refer to them by code.
+CODES: dict[str, str] = {
+    "E100": "the file cannot be read (missing, not text, too large)",
+    "E101": "syntax error: an unexpected character",
+    "E102": "syntax error: an unexpected word or symbol",
+    "E103": "syntax error: the file ends too early",
+    "E104": "an include or extends path leaves the game's folder, or includes itself",
+    "E200": "a name is declared twice",
+    "E201": "an unknown name",
+    "E202": "an unknown attribute or field",
+    "E203": "an unknown effect or procedure",
+    "E204": "an unknown type",
+    "E205": "an unknown kind of card",
+    "E206": "an unknown event",
+    "E207": "an unknown modifier",
+    "E208": "an unknown token",
+    "E209": "an unknown zone property or token property",
+    "E210": "an unknown option value",
+    "E211": "a `replace` or `remove` names nothing that exists",
+    "E300": "wrong number of arguments",
+    "E301": "a missing or unexpected clause (to, from, ...)",
+    "E302": "a value of the wrong type",
+    "E303": "a card row has the wrong number of values",
+    "E304": "a value that must be constant is not",
+    "E305": "the target of `set` cannot be assigned",
+    "E306": "a statement is not allowed here",
+    "E307": "a required declaration is missing",
+    "E308": "an invalid number (a range, a count, a limit)",
+}
+
+
+@attrs.frozen
+class Diagnostic:
+    code: str
+    message: str
+    pos: Pos
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.pos}: {self.code} {self.message}"
+
+
+class RuleError(Exception):
+    """Rule files that cannot be loaded; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: list[Diagnostic], sources: dict[str, str] | None = None):
+        self.diagnostics = sorted(diagnostics, key=lambda d: (d.pos.file, d.pos.line, d.pos.col))
+        self.sources = sources or {}
+        super().__init__(format_diagnostics(self.diagnostics, self.sources))
+
+
+class RuleRuntimeError(Exception):
+    """A rule file misbehaved while a game ran (a loop over budget, an impossible payment).
+
+    Names the rule and its position; the state from before the failing action is kept.
+    """
+
+    def __init__(self, message: str, pos: Pos | None = None):
+        self.pos = pos
+        self.bare_message = message
+        super().__init__(f"{pos}: {message}" if pos else message)
+
+
+def format_diagnostic(diag: Diagnostic, sources: dict[str, str] | None = None) -> str:
+    out = [str(diag)]
+    text = (sources or {}).get(diag.pos.file)
+    if text is None:
+        try:
+            with open(diag.pos.file, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            text = None
+    if text is not None and diag.pos.line >= 1:
+        lines = text.splitlines()
+        if diag.pos.line <= len(lines):
+            line = lines[diag.pos.line - 1].replace("\t", " ")
+            out.append(f"    {line}")
+            out.append("    " + " " * max(diag.pos.col - 1, 0) + "^")
+    if diag.hint:
+        out.append(f"    hint: {diag.hint}")
+    return "\n".join(out)
+
+
+def format_diagnostics(diags: list[Diagnostic], sources: dict[str, str] | None = None) -> str:
+    body = "\n".join(format_diagnostic(d, sources) for d in diags)
+    n = len(diags)
+    return f"{body}\n{n} error{'s' if n != 1 else ''}" if diags else ""
+
+
+def edit_distance(a: str, b: str) -> int:
+    if a == b:
+        return 0
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def suggest(name: str, candidates) -> str | None:
+    """The closest candidate by edit distance, if it is close enough to be a likely typo."""
+    best, best_d = None, None
+    for c in sorted(set(candidates)):
+        d = edit_distance(name.lower(), c.lower())
+        if best_d is None or d < best_d:
+            best, best_d = c, d
+    if best is None:
+        return None
+    limit = max(1, len(name) // 3)
+    return best if best_d is not None and best_d <= limit else None
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    s = suggest(name, candidates)
+    return f"did you mean `{s}`?" if s else None

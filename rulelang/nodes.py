@@ -1,0 +1,526 @@
+"""The syntax tree: small typed classes, each with a source position.
+
+Built from the parse tree by ``rulelang.parser``; read by the checker and the compiler.
+Nothing here knows about any game.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import attrs
+
+
+@attrs.frozen
+class Pos:
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NOPOS = Pos("<builtin>", 0, 0)
+
+
+# ---- expressions -------------------------------------------------------------
+
+
+@attrs.frozen
+class Lit:
+    value: object
+    pos: Pos
+
+
+@attrs.frozen
+class Template:
+    """A string with ``{expr}`` parts; parts are str or expressions."""
+
+    parts: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Name:
+    id: str
+    pos: Pos
+
+
+@attrs.frozen
+class Attr:
+    obj: Expr
+    name: str
+    pos: Pos
+
+
+@attrs.frozen
+class Index:
+    obj: Expr
+    index: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Gen:
+    """A comprehension: ``elem for var in source where cond``; elem None means the item itself."""
+
+    elem: Expr | None
+    var: str
+    source: Expr
+    cond: Expr | None
+    pos: Pos
+
+
+@attrs.frozen
+class Call:
+    func: str
+    args: tuple
+    kwargs: tuple  # of (name, Expr)
+    pos: Pos
+
+
+@attrs.frozen
+class BinOp:
+    op: str
+    left: Expr
+    right: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Compare:
+    op: str  # == != < <= > >= in notin
+    left: Expr
+    right: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Is:
+    obj: Expr
+    kind: str
+    negate: bool
+    pos: Pos
+
+
+@attrs.frozen
+class BoolOp:
+    op: str  # and, or
+    left: Expr
+    right: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Not:
+    operand: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Neg:
+    operand: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Cond:
+    then: Expr
+    test: Expr
+    orelse: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class ListLit:
+    items: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class MapLit:
+    items: tuple  # of (key: str | int, Expr)
+    pos: Pos
+
+
+Expr = Union[Lit, Template, Name, Attr, Index, Gen, Call, BinOp, Compare, Is, BoolOp, Not, Neg, Cond,
+             ListLit, MapLit]
+
+
+# ---- statements --------------------------------------------------------------
+
+
+@attrs.frozen
+class Let:
+    name: str
+    value: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Set:
+    target: Expr
+    op: str  # = += -=
+    value: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Verb:
+    """An effect or a procedure call: ``draw 2 from deck to p.hand``, ``gain 1 funds to p``."""
+
+    name: str
+    args: tuple
+    unit: str | None  # the token named after an amount
+    clauses: tuple  # of (word, Expr)
+    pos: Pos
+
+
+@attrs.frozen
+class Pass:
+    pos: Pos
+
+
+@attrs.frozen
+class EndGame:
+    pos: Pos
+
+
+@attrs.frozen
+class Log:
+    text: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class Fail:
+    text: str
+    pos: Pos
+
+
+@attrs.frozen
+class Emit:
+    event: str
+    args: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Start:
+    modifier: str
+    player: Expr | None
+    next: bool
+    unit: str
+    pos: Pos
+
+
+@attrs.frozen
+class If:
+    branches: tuple  # of (cond, body)
+    orelse: tuple | None
+    pos: Pos
+
+
+@attrs.frozen
+class For:
+    var: str
+    source: Expr
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class While:
+    cond: Expr
+    limit: int | None
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Repeat:
+    count: Expr
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Turn:
+    player: Expr
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Round:
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Pick:
+    var: str
+    source: Expr
+    cond: Expr | None
+    by: Expr | None
+    prompt: str | None
+    label: Expr | None
+    optional: bool
+    pos: Pos
+
+
+@attrs.frozen
+class MenuOption:
+    label: Expr
+    when: Expr | None
+    cost: tuple | None  # (amount Expr, token name)
+    once: str | None
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Menu:
+    by: Expr | None
+    prompt: str | None
+    options: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class May:
+    prompt: str
+    by: Expr | None
+    body: tuple
+    pos: Pos
+
+
+Stmt = Union[Let, Set, Verb, Pass, EndGame, Log, Fail, Emit, Start, If, For, While, Repeat, Turn, Round,
+             Pick, Menu, May]
+
+
+# ---- declarations ------------------------------------------------------------
+
+
+@attrs.frozen
+class TypeRef:
+    form: str  # name, list, bag
+    name: str
+    pos: Pos
+
+
+@attrs.frozen
+class Param:
+    name: str
+    type: TypeRef
+    pos: Pos
+
+
+@attrs.frozen
+class GameDecl:
+    title: str
+    pos: Pos
+
+
+@attrs.frozen
+class Players:
+    low: int
+    high: int
+    pos: Pos
+
+
+@attrs.frozen
+class Include:
+    path: str
+    pos: Pos
+
+
+@attrs.frozen
+class Extends:
+    path: str
+    pos: Pos
+
+
+@attrs.frozen
+class OptionDecl:
+    name: str
+    form: str  # choice, simple (a type name such as bool or int), range
+    choices: tuple
+    low: int | None
+    high: int | None
+    default: Expr
+    doc: str
+    pos: Pos
+
+
+@attrs.frozen
+class EnumDecl:
+    name: str
+    members: tuple
+    member_pos: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class Field:
+    name: str
+    type: TypeRef
+    pos: Pos
+
+
+@attrs.frozen
+class KindDecl:
+    name: str
+    fields: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class CardRow:
+    values: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class CardsDecl:
+    kind: str
+    columns: tuple
+    rows: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class ZoneDecl:
+    name: str
+    per: str | None
+    props: tuple  # of (name, value or None, Pos)
+    pos: Pos
+
+
+@attrs.frozen
+class TokenDecl:
+    name: str
+    props: tuple  # of (name, tuple of values, Pos)
+    pos: Pos
+
+
+@attrs.frozen
+class VarDecl:
+    name: str
+    per: str | None
+    type: TypeRef
+    init: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class ConstDecl:
+    name: str
+    value: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class DefineDecl:
+    name: str
+    params: tuple | None
+    value: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class EventDecl:
+    name: str
+    params: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class ModifierDecl:
+    name: str
+    doc: str
+    pos: Pos
+
+
+@attrs.frozen
+class ProcDecl:
+    name: str
+    params: tuple
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class SetupDecl:
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class FlowDecl:
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class TriggerDecl:
+    event: str
+    names: tuple
+    when: Expr | None
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class ScoreLine:
+    label: str
+    value: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class ScoreDecl:
+    var: str
+    lines: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class TiebreakDecl:
+    var: str
+    keys: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class InvariantDecl:
+    text: str
+    value: Expr
+    pos: Pos
+
+
+@attrs.frozen
+class RemoveDecl:
+    what: str
+    name: str
+    pos: Pos
+
+
+@attrs.frozen
+class ReplaceDecl:
+    decl: object
+    pos: Pos
+
+
+Decl = Union[GameDecl, Players, Include, Extends, OptionDecl, EnumDecl, KindDecl, CardsDecl, ZoneDecl,
+             TokenDecl, VarDecl, ConstDecl, DefineDecl, EventDecl, ModifierDecl, ProcDecl, SetupDecl,
+             FlowDecl, TriggerDecl, ScoreDecl, TiebreakDecl, InvariantDecl, RemoveDecl, ReplaceDecl]
+
+
+@attrs.frozen
+class Module:
+    """One parsed rule file."""
+
+    path: str
+    decls: tuple

@@ -1,0 +1,672 @@
+"""Source text -> parse tree (Lark, LALR) -> syntax tree (``rulelang.nodes``).
+
+``parse_text`` parses one file; ``load_sources`` follows ``include`` and ``extends`` from an
+entry file, refusing paths that leave the game's folder. Syntax errors become diagnostics.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.indenter import Indenter
+
+from . import nodes as n
+from .diagnostics import Diagnostic, RuleError
+
+GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+MAX_FILE_BYTES = 2_000_000
+MAX_FILES = 64
+MAX_NESTING = 60  # indentation levels and bracket depth; deeper input is refused, not recursed into
+
+
+class _RuleIndenter(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 4
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark(
+        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        parser="lalr",
+        postlex=_RuleIndenter(),
+        propagate_positions=True,
+        maybe_placeholders=True,
+        start=["start", "expr"],
+        cache=False,
+    )
+
+
+# Friendlier names for terminals in "expected ..." messages.
+_TOKEN_NAMES = {
+    "_NL": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block",
+    "NAME": "a name", "INT": "a number", "STRING": "a string", "COLON": "`:`", "COMMA": "`,`",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
+    "EQUAL": "`=`", "DOT": "`.`", "$END": "end of file",
+}
+
+
+def _describe(expected) -> str:
+    names = []
+    for e in sorted(expected):
+        if e in _TOKEN_NAMES:
+            names.append(_TOKEN_NAMES[e])
+        elif e.isupper() and e.isalpha() and len(e) > 1:
+            names.append(f"`{e.lower()}`")
+        else:
+            names.append(e)
+    names = sorted(set(names))
+    if len(names) > 8:
+        names = names[:8] + ["..."]
+    return ", ".join(names)
+
+
+def _syntax_diagnostic(err: UnexpectedInput, path: str) -> Diagnostic:
+    line = getattr(err, "line", 1) or 1
+    col = getattr(err, "column", 1) or 1
+    if isinstance(err, UnexpectedCharacters):
+        return Diagnostic("E101", f"unexpected character {err.char!r}", n.Pos(path, line, col))
+    if isinstance(err, UnexpectedEOF):
+        return Diagnostic("E103", f"the file ends too early; expected {_describe(err.expected)}",
+                          n.Pos(path, line, col))
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END":
+            return Diagnostic("E103", f"the file ends too early; expected {_describe(err.expected)}",
+                              n.Pos(path, line if line > 0 else 1, col if col > 0 else 1))
+        what = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end of block"}.get(
+            tok.type, f"`{tok}`")
+        hint = None
+        if tok.type == "_INDENT":
+            hint = "this line is indented more than the block it is in"
+        return Diagnostic("E102", f"unexpected {what}; expected {_describe(err.expected)}",
+                          n.Pos(path, tok.line or line, tok.column or col), hint)
+    return Diagnostic("E102", str(err).splitlines()[0], n.Pos(path, line, col))
+
+
+def _pos(path: str, meta) -> n.Pos:
+    return n.Pos(path, getattr(meta, "line", 0) or 0, getattr(meta, "column", 0) or 0)
+
+
+def _tpos(path: str, tok: Token) -> n.Pos:
+    return n.Pos(path, tok.line or 0, tok.column or 0)
+
+
+def _unquote(s: str) -> str:
+    body = s[1:-1]
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+@v_args(meta=True, inline=True)
+class _Build(Transformer):
+    """Parse tree -> nodes. One method per grammar rule (or alias)."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    # ---- helpers
+    def _p(self, meta) -> n.Pos:
+        return _pos(self.path, meta)
+
+    def _string(self, tok: Token) -> n.Expr:
+        text = _unquote(str(tok))
+        pos = _tpos(self.path, tok)
+        if "{" not in text:
+            return n.Lit(text, pos)
+        parts: list = []
+        last = 0
+        for m in _PLACEHOLDER.finditer(text):
+            if m.start() > last:
+                parts.append(text[last:m.start()])
+            parts.append(parse_expr(m.group(1), n.Pos(self.path, pos.line, pos.col + 1 + m.start(1))))
+            last = m.end()
+        if last < len(text):
+            parts.append(text[last:])
+        return n.Template(tuple(parts), pos)
+
+    # ---- top level
+    def start(self, meta, *decls):
+        return n.Module(self.path, tuple(d for d in decls if d is not None))
+
+    def game_decl(self, meta, s):
+        return n.GameDecl(_unquote(s), self._p(meta))
+
+    def players_decl(self, meta, lo, hi):
+        return n.Players(int(lo), int(hi), self._p(meta))
+
+    def include_decl(self, meta, s):
+        return n.Include(_unquote(s), self._p(meta))
+
+    def extends_decl(self, meta, s):
+        return n.Extends(_unquote(s), self._p(meta))
+
+    def option_decl(self, meta, name, otype, default, doc):
+        form, choices, lo, hi = otype
+        return n.OptionDecl(str(name), form, choices, lo, hi, default,
+                            _unquote(doc) if doc else "", self._p(meta))
+
+    def option_choice(self, meta, *names):
+        return ("choice", tuple(str(x) for x in names), None, None)
+
+    def option_simple(self, meta, name):
+        return ("simple", (str(name),), None, None)
+
+    def option_range(self, meta, lo, hi):
+        return ("range", (), int(lo), int(hi))
+
+    def enum_decl(self, meta, name, *members):
+        return n.EnumDecl(str(name), tuple(str(m) for m in members),
+                          tuple(_tpos(self.path, m) for m in members), self._p(meta))
+
+    def kind_decl(self, meta, name, *fields):
+        return n.KindDecl(str(name), tuple(fields), self._p(meta))
+
+    def field_decl(self, meta, name, t):
+        return n.Field(str(name), t, self._p(meta))
+
+    def type_name(self, meta, name):
+        return n.TypeRef("name", str(name), self._p(meta))
+
+    def type_list(self, meta, name):
+        return n.TypeRef("list", str(name), self._p(meta))
+
+    def type_bag(self, meta, name):
+        return n.TypeRef("bag", str(name), self._p(meta))
+
+    def cards_decl(self, meta, kind, *rest):
+        cols = tuple(str(x) for x in rest if isinstance(x, Token))
+        rows = tuple(x for x in rest if isinstance(x, n.CardRow))
+        return n.CardsDecl(str(kind), cols, rows, self._p(meta))
+
+    def card_row(self, meta, *values):
+        return n.CardRow(tuple(values), self._p(meta))
+
+    def zone_decl(self, meta, name, per, *props):
+        return n.ZoneDecl(str(name), per, tuple(props), self._p(meta))
+
+    def per_player(self, meta, name):
+        return str(name)
+
+    def zone_prop(self, meta, name, value):
+        v = None if value is None else (int(value) if value.type == "INT" else str(value))
+        return (str(name), v, _tpos(self.path, name))
+
+    def token_decl(self, meta, name, *props):
+        return n.TokenDecl(str(name), tuple(props), self._p(meta))
+
+    def token_prop(self, meta, name, *values):
+        vals = tuple(int(v) if v.type == "INT" else str(v) for v in values)
+        return (str(name), vals, _tpos(self.path, name))
+
+    def var_decl(self, meta, name, per, t, init):
+        return n.VarDecl(str(name), per, t, init, self._p(meta))
+
+    def const_decl(self, meta, name, value):
+        return n.ConstDecl(str(name), value, self._p(meta))
+
+    def define_decl(self, meta, name, params, value):
+        return n.DefineDecl(str(name), params, value, self._p(meta))
+
+    def params(self, meta, *ps):
+        return tuple(p for p in ps if p is not None)
+
+    def param(self, meta, name, t):
+        return n.Param(str(name), t, self._p(meta))
+
+    def event_decl(self, meta, name, params):
+        return n.EventDecl(str(name), params, self._p(meta))
+
+    def modifier_decl(self, meta, name, doc):
+        return n.ModifierDecl(str(name), _unquote(doc) if doc else "", self._p(meta))
+
+    def proc_decl(self, meta, name, params, body):
+        return n.ProcDecl(str(name), params, body, self._p(meta))
+
+    def setup_decl(self, meta, body):
+        return n.SetupDecl(body, self._p(meta))
+
+    def flow_decl(self, meta, body):
+        return n.FlowDecl(body, self._p(meta))
+
+    def trigger_decl(self, meta, name, *rest):
+        *names, when, body = rest
+        return n.TriggerDecl(str(name), tuple(str(x) for x in names if x is not None), when, body,
+                             self._p(meta))
+
+    def score_decl(self, meta, var, *lines):
+        return n.ScoreDecl(str(var), tuple(lines), self._p(meta))
+
+    def score_line(self, meta, label, value):
+        return n.ScoreLine(str(label), value, self._p(meta))
+
+    def tiebreak_decl(self, meta, var, *keys):
+        return n.TiebreakDecl(str(var), tuple(keys), self._p(meta))
+
+    def invariant_decl(self, meta, text, value):
+        return n.InvariantDecl(_unquote(text), value, self._p(meta))
+
+    def remove_decl(self, meta, what, name):
+        return n.RemoveDecl(str(what), str(name), self._p(meta))
+
+    def replace_decl(self, meta, decl):
+        return n.ReplaceDecl(decl, self._p(meta))
+
+    # ---- statements
+    def block(self, meta, *stmts):
+        return tuple(stmts)
+
+    def let_stmt(self, meta, name, value):
+        return n.Let(str(name), value, self._p(meta))
+
+    def set_stmt(self, meta, target, op, value):
+        return n.Set(target, op, value, self._p(meta))
+
+    def assign_op(self, meta, tok):
+        return str(tok)
+
+    def pass_stmt(self, meta):
+        return n.Pass(self._p(meta))
+
+    def end_stmt(self, meta):
+        return n.EndGame(self._p(meta))
+
+    def log_stmt(self, meta, s):
+        return n.Log(self._string(s), self._p(meta))
+
+    def fail_stmt(self, meta, s):
+        return n.Fail(_unquote(s), self._p(meta))
+
+    def emit_stmt(self, meta, name, *args):
+        return n.Emit(str(name), tuple(a for a in args if a is not None), self._p(meta))
+
+    def start_stmt(self, meta, name, player, nxt, unit):
+        return n.Start(str(name), player, nxt is not None, str(unit), self._p(meta))
+
+    def verb_stmt(self, meta, name, *rest):
+        args = tuple(x for x in rest if x is not None and not isinstance(x, tuple))
+        clauses = tuple(x for x in rest if isinstance(x, tuple))
+        return n.Verb(str(name), args, None, clauses, self._p(meta))
+
+    def amount_stmt(self, meta, name, amount, unit, *clauses):
+        return n.Verb(str(name), (amount,), str(unit), tuple(clauses), self._p(meta))
+
+    def clause(self, meta, word, value):
+        return (word, value)
+
+    def clause_word(self, meta, tok):
+        return str(tok)
+
+    def if_stmt(self, meta, cond, body, *rest):
+        branches = [(cond, body)]
+        orelse = None
+        for r in rest:
+            if r is None:
+                continue
+            if r[0] == "elif":
+                branches.append((r[1], r[2]))
+            else:
+                orelse = r[1]
+        return n.If(tuple(branches), orelse, self._p(meta))
+
+    def elif_part(self, meta, cond, body):
+        return ("elif", cond, body)
+
+    def else_part(self, meta, body):
+        return ("else", body)
+
+    def for_stmt(self, meta, var, source, body):
+        return n.For(str(var), source, body, self._p(meta))
+
+    def while_stmt(self, meta, cond, limit, body):
+        return n.While(cond, int(limit) if limit is not None else None, body, self._p(meta))
+
+    def repeat_stmt(self, meta, count, body):
+        return n.Repeat(count, body, self._p(meta))
+
+    def turn_stmt(self, meta, player, body):
+        return n.Turn(player, body, self._p(meta))
+
+    def round_stmt(self, meta, body):
+        return n.Round(body, self._p(meta))
+
+    def _opts(self, opts):
+        by = prompt = label = None
+        for kind, value in opts:
+            if kind == "by":
+                by = value
+            elif kind == "prompt":
+                prompt = value
+            else:
+                label = value
+        return by, prompt, label
+
+    def pick_stmt(self, meta, may, var, source, cond, *opts):
+        by, prompt, label = self._opts(opts)
+        return n.Pick(str(var), source, cond, by, prompt, label, may is not None, self._p(meta))
+
+    def menu_stmt(self, meta, *rest):
+        opts = [x for x in rest if isinstance(x, tuple)]
+        options = tuple(x for x in rest if isinstance(x, n.MenuOption))
+        by, prompt, _ = self._opts(opts)
+        return n.Menu(by, prompt, options, self._p(meta))
+
+    def menu_option(self, meta, label, *rest):
+        *mods, body = rest
+        when = cost = once = None
+        for kind, value in mods:
+            if kind == "when":
+                when = value
+            elif kind == "cost":
+                cost = value
+            else:
+                once = value
+        return n.MenuOption(self._string(label), when, cost, once, body, self._p(meta))
+
+    def option_when(self, meta, e):
+        return ("when", e)
+
+    def option_cost(self, meta, amount, token):
+        return ("cost", (amount, str(token)))
+
+    def option_once(self, meta, unit):
+        return ("once", str(unit))
+
+    def choice_by(self, meta, e):
+        return ("by", e)
+
+    def choice_prompt(self, meta, s):
+        return ("prompt", _unquote(s))
+
+    def choice_label(self, meta, s):
+        return ("label", self._string(s))
+
+    def may_stmt(self, meta, _may, prompt, by, body):
+        return n.May(_unquote(prompt), by, body, self._p(meta))
+
+    # ---- expressions
+    def cond_expr(self, meta, then, test, orelse):
+        return n.Cond(then, test, orelse, self._p(meta))
+
+    def or_op(self, meta, a, b):
+        return n.BoolOp("or", a, b, self._p(meta))
+
+    def and_op(self, meta, a, b):
+        return n.BoolOp("and", a, b, self._p(meta))
+
+    def not_op(self, meta, a):
+        return n.Not(a, self._p(meta))
+
+    def compare(self, meta, a, op, b):
+        return n.Compare(op, a, b, self._p(meta))
+
+    def comp_op(self, meta, tok):
+        return str(tok)
+
+    def in_op(self, meta, a, b):
+        return n.Compare("in", a, b, self._p(meta))
+
+    def not_in_op(self, meta, a, b):
+        return n.Compare("notin", a, b, self._p(meta))
+
+    def is_op(self, meta, a, kind):
+        return n.Is(a, str(kind), False, self._p(meta))
+
+    def is_not_op(self, meta, a, kind):
+        return n.Is(a, str(kind), True, self._p(meta))
+
+    def binop(self, meta, a, op, b):
+        return n.BinOp(op, a, b, self._p(meta))
+
+    def add_op(self, meta, tok):
+        return str(tok)
+
+    def mul_op(self, meta, tok):
+        return str(tok)
+
+    def neg(self, meta, a):
+        return n.Neg(a, self._p(meta))
+
+    def attr(self, meta, obj, name):
+        return n.Attr(obj, str(name), self._p(meta))
+
+    def index(self, meta, obj, i):
+        return n.Index(obj, i, self._p(meta))
+
+    def call(self, meta, name, *args):
+        pos_args = tuple(a for a in args if a is not None and not isinstance(a, tuple))
+        kwargs = tuple(a for a in args if isinstance(a, tuple))
+        return n.Call(str(name), pos_args, kwargs, _tpos(self.path, name))
+
+    def int_lit(self, meta, tok):
+        return n.Lit(int(tok), _tpos(self.path, tok))
+
+    def str_lit(self, meta, tok):
+        return self._string(tok)
+
+    def true_lit(self, meta):
+        return n.Lit(True, self._p(meta))
+
+    def false_lit(self, meta):
+        return n.Lit(False, self._p(meta))
+
+    def none_lit(self, meta):
+        return n.Lit(None, self._p(meta))
+
+    def name(self, meta, tok):
+        return n.Name(str(tok), _tpos(self.path, tok))
+
+    def list_lit(self, meta, *items):
+        return n.ListLit(tuple(i for i in items if i is not None), self._p(meta))
+
+    def map_lit(self, meta, *items):
+        return n.MapLit(tuple(i for i in items if i is not None), self._p(meta))
+
+    def map_item(self, meta, key, value):
+        return (int(key) if key.type == "INT" else str(key), value)
+
+    def gen_map(self, meta, elem, var, source, cond):
+        return n.Gen(elem, str(var), source, cond, self._p(meta))
+
+    def gen_filter(self, meta, test, cond):
+        # `c in zone where cond`: the left side of `in` names the item.
+        if isinstance(test, n.Compare) and test.op == "in" and isinstance(test.left, n.Name):
+            return n.Gen(None, test.left.id, test.right, cond, self._p(meta))
+        return ("bad_filter", test, self._p(meta))
+
+    def kwarg(self, meta, name, value):
+        return (str(name), value)
+
+
+def _check_depth(text: str, path: str) -> Diagnostic | None:
+    """Refuse absurd nesting before the parser sees it (it would only waste time and stack)."""
+    depth = 0
+    line = 1
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                col = i - text.rfind("\n", 0, i)
+                return Diagnostic("E102", f"brackets nested more than {MAX_NESTING} deep",
+                                  n.Pos(path, line, col))
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == "\n":
+            line += 1
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        if indent > MAX_NESTING * 4 and raw.strip():
+            return Diagnostic("E102", f"a line indented more than {MAX_NESTING} levels",
+                              n.Pos(path, lineno, 1))
+    return None
+
+
+def parse_text(text: str, path: str = "<string>") -> n.Module:
+    """Parse one rule file's text; raises RuleError with the syntax diagnostic."""
+    if not text.endswith("\n"):
+        text += "\n"
+    deep = _check_depth(text, path)
+    if deep:
+        raise RuleError([deep], {path: text})
+    try:
+        tree = _lark().parse(text, start="start")
+    except UnexpectedInput as err:
+        raise RuleError([_syntax_diagnostic(err, path)], {path: text}) from None
+    except RecursionError:
+        raise RuleError([Diagnostic("E102", "the file is nested too deeply to read",
+                                    n.Pos(path, 1, 1))], {path: text}) from None
+    module = _Build(path).transform(tree)
+    bad = _find_bad_filters(module)
+    if bad:
+        raise RuleError(bad, {path: text})
+    return module
+
+
+def parse_expr(text: str, pos: n.Pos) -> n.Expr:
+    """Parse one expression (used for `{...}` parts of strings)."""
+    try:
+        tree = _lark().parse(text, start="expr")
+    except UnexpectedInput as err:
+        col = pos.col + max((getattr(err, "column", 1) or 1) - 1, 0)
+        raise RuleError([Diagnostic("E102", f"cannot read `{{{text}}}` in this string",
+                                    n.Pos(pos.file, pos.line, col))]) from None
+    expr = _Build(pos.file).transform(tree)
+    return _shift(expr, pos)
+
+
+def _shift(expr, pos: n.Pos):
+    """Give an expression parsed out of a string the string's position."""
+    import attrs as _attrs
+
+    if isinstance(expr, tuple):
+        return tuple(_shift(e, pos) for e in expr)
+    if not _attrs.has(type(expr)):
+        return expr
+    changes = {}
+    for f in _attrs.fields(type(expr)):
+        v = getattr(expr, f.name)
+        if f.name == "pos":
+            changes["pos"] = pos
+        elif _attrs.has(type(v)) or isinstance(v, tuple):
+            changes[f.name] = _shift(v, pos)
+    return _attrs.evolve(expr, **changes)
+
+
+def _find_bad_filters(node) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+
+    def walk(x):
+        if isinstance(x, tuple):
+            if len(x) == 3 and x[0] == "bad_filter":
+                out.append(Diagnostic("E102", "a `where` filter must read `name in list where condition`",
+                                      x[2]))
+                return
+            for i in x:
+                walk(i)
+        elif hasattr(x, "__attrs_attrs__"):
+            for f in x.__attrs_attrs__:
+                walk(getattr(x, f.name))
+
+    walk(node)
+    return out
+
+
+def read_source(path: str) -> str:
+    """Read a rule file as text, with a diagnostic for what cannot be read."""
+    try:
+        size = os.path.getsize(path)
+    except OSError as e:
+        raise RuleError([Diagnostic("E100", f"cannot read {path}: {e.strerror}", n.Pos(path, 1, 1))]) from None
+    if size > MAX_FILE_BYTES:
+        raise RuleError([Diagnostic("E100", f"the file is {size} bytes; the limit is {MAX_FILE_BYTES}",
+                                    n.Pos(path, 1, 1))])
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        if b"\x00" in raw:
+            raise UnicodeDecodeError("utf-8", raw, 0, 1, "NUL byte")
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RuleError([Diagnostic("E100", "the file is not UTF-8 text", n.Pos(path, 1, 1))]) from None
+    except OSError as e:
+        raise RuleError([Diagnostic("E100", f"cannot read {path}: {e.strerror}", n.Pos(path, 1, 1))]) from None
+
+
+def entry_file(path: str) -> str:
+    """A game folder's entry file (game.rules), or the file itself."""
+    p = Path(path)
+    if p.is_dir():
+        return str(p / "game.rules")
+    return str(p)
+
+
+def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Module], dict[str, str]]:
+    """Parse a game (folder or file) and, after it, extra files such as house rules.
+
+    Includes are followed depth-first, in order, each file once; an include must stay inside
+    the folder of the file that starts the chain. Returns the modules in the order their
+    declarations apply, and the source texts by path (for diagnostics).
+    """
+    modules: list[n.Module] = []
+    sources: dict[str, str] = {}
+    diags: list[Diagnostic] = []
+    seen: set[str] = set()
+
+    def visit(file: str, root: Path, via: n.Pos | None) -> None:
+        real = os.path.realpath(file)
+        if real in seen:
+            return
+        if len(seen) >= MAX_FILES:
+            diags.append(Diagnostic("E100", f"more than {MAX_FILES} files included", via or n.Pos(file, 1, 1)))
+            return
+        seen.add(real)
+        try:
+            text = read_source(file)
+        except RuleError as e:
+            if via is not None:
+                d = e.diagnostics[0]
+                diags.append(Diagnostic(d.code, d.message, via))
+            else:
+                diags.extend(e.diagnostics)
+            return
+        sources[file] = text
+        try:
+            module = parse_text(text, file)
+        except RuleError as e:
+            diags.extend(e.diagnostics)
+            return
+        # An `extends` brings in the base game first, from anywhere the user points at.
+        for d in module.decls:
+            if isinstance(d, n.Extends):
+                base = (Path(file).parent / d.path)
+                visit(entry_file(str(base)), Path(entry_file(str(base))).parent.resolve(), d.pos)
+        head = [d for d in module.decls if not isinstance(d, (n.Include, n.Extends))]
+        modules.append(n.Module(file, tuple(head)))
+        for d in module.decls:
+            if isinstance(d, n.Include):
+                target = (Path(file).parent / d.path).resolve()
+                if root not in target.parents and target != root:
+                    diags.append(Diagnostic("E104", f"`{d.path}` is outside the game's folder", d.pos,
+                                            "includes must name files inside the folder of the game"))
+                    continue
+                visit(str(target), root, d.pos)
+
+    entry = entry_file(path)
+    visit(entry, Path(entry).parent.resolve(), None)
+    for x in extra or []:
+        visit(x, Path(x).parent.resolve(), None)
+    if diags:
+        raise RuleError(diags, sources)
+    return modules, sources
