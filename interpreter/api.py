@@ -1,0 +1,415 @@
+"""The small public API: load a game, start one, and play it through decisions.
+
+    game = load("games/off_plan", options={...})
+    state = game.new_game(players=4, seed=1)
+    while not state.is_over:
+        player = state.decision.players[0]
+        state.apply(state.legal_actions(player)[0])
+    state.scores(), state.winners()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import attrs
+import cattrs
+
+from rulelang.checker import Program, check
+from rulelang.diagnostics import RuleRuntimeError
+from rulelang.parser import load_sources
+
+from .compiler import CompiledGame, compile_program
+from .runtime import Machine
+from .state import SAVE_FORMAT, SAVE_VERSION, Frame, GameState
+
+_converter = cattrs.Converter()
+
+
+class IllegalAction(Exception):
+    """An action that cannot be applied now; the state is unchanged."""
+
+
+class SaveError(Exception):
+    """A save file that cannot be restored; says why."""
+
+
+@attrs.frozen
+class Action:
+    player: int
+    value: Any
+    label: str
+    decision: int = -1  # the decision it answers; -1 accepts any (for hand-written actions)
+
+    def to_json(self) -> list:
+        return [self.player, self.value]
+
+
+@attrs.frozen
+class Decision:
+    players: tuple[int, ...]
+    simultaneous: bool
+    prompt: str
+
+
+@attrs.frozen
+class OptionInfo:
+    name: str
+    kind: str  # choice, bool, int, range
+    choices: tuple
+    default: Any
+    doc: str
+
+
+@attrs.frozen
+class LogEntry:
+    kind: str
+    player: int | None
+    text: str
+
+
+def _options_info(program: Program) -> list[OptionInfo]:
+    out = []
+    for o in program.options.values():
+        d = o.default
+        default = d.id if hasattr(d, "id") else getattr(d, "value", None)
+        if o.form == "choice":
+            out.append(OptionInfo(o.name, "choice", o.choices, default, o.doc))
+        elif o.form == "range":
+            out.append(OptionInfo(o.name, "range", tuple(range(o.low, o.high + 1)), default, o.doc))
+        else:
+            out.append(OptionInfo(o.name, o.choices[0], (True, False) if o.choices[0] == "bool" else (),
+                                  default, o.doc))
+    return out
+
+
+def _resolve_options(infos: list[OptionInfo], given: dict | None) -> dict:
+    values = {o.name: o.default for o in infos}
+    known = {o.name: o for o in infos}
+    for key, value in (given or {}).items():
+        if key not in known:
+            names = ", ".join(known) or "none"
+            raise ValueError(f"unknown option `{key}`; this game's options: {names}")
+        o = known[key]
+        if o.kind == "bool":
+            if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "on", "off"):
+                value = value.lower() in ("true", "yes", "on")
+            if not isinstance(value, bool):
+                raise ValueError(f"option `{key}` is true or false, not {value!r}")
+        elif o.kind in ("int", "range"):
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"option `{key}` is a number, not {value!r}") from None
+            if o.kind == "range" and value not in o.choices:
+                raise ValueError(f"option `{key}` goes from {o.choices[0]} to {o.choices[-1]}, not {value}")
+        elif value not in o.choices:
+            raise ValueError(f"option `{key}` is one of {', '.join(o.choices)}, not {value!r}")
+        values[key] = value
+    return values
+
+
+def load(path: str, options: dict | None = None, house: list[str] | None = None) -> Game:
+    """Parse, check and compile a game (a folder with game.rules, or one rule file).
+
+    Raises ``rulelang.RuleError`` with every diagnostic, or ValueError for a bad option.
+    """
+    modules, sources = load_sources(str(path), [str(h) for h in house or []])
+    program = check(modules, sources)
+    infos = _options_info(program)
+    values = _resolve_options(infos, options)
+    compiled = compile_program(program, values)
+    digest = hashlib.sha256()
+    for file in sorted(sources):
+        digest.update(sources[file].encode())
+    digest.update(json.dumps(values, sort_keys=True).encode())
+    return Game(compiled, infos, str(path), digest.hexdigest()[:16], [str(h) for h in house or []])
+
+
+class Game:
+    """A compiled game: fixed data and code, shared by every state of it."""
+
+    def __init__(self, compiled: CompiledGame, options: list[OptionInfo], source_path: str,
+                 fingerprint: str, house: list[str]):
+        self.compiled = compiled
+        self.options = options
+        self.source_path = source_path
+        self.fingerprint = fingerprint
+        self.house = house
+
+    @property
+    def name(self) -> str:
+        return self.compiled.title
+
+    @property
+    def min_players(self) -> int:
+        return self.compiled.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.compiled.max_players
+
+    @property
+    def option_values(self) -> dict:
+        return dict(self.compiled.option_values)
+
+    def card_name(self, card: int) -> str:
+        return self.compiled.card_names[card]
+
+    def new_game(self, players: int, seed: int = 0) -> State:
+        g = self.compiled
+        if not (g.min_players <= players <= g.max_players):
+            raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+        n_cards = len(g.card_names)
+        zones: dict[str, list[int]] = {"box": list(range(n_cards))}
+        for name, (per_player, _) in g.zone_decls.items():
+            if per_player:
+                for p in range(players):
+                    zones[f"{name}#{p}"] = []
+            else:
+                zones[name] = []
+        tokens = {f"supply|{t}|{g.token_sides[t][0]}": n for t, n in g.token_supply.items()}
+        values: dict[str, Any] = {}
+        for name, (per, init) in g.var_inits.items():
+            if per == "player":
+                for p in range(players):
+                    values[f"{name}#{p}"] = init.copy() if isinstance(init, (list, dict)) else init
+            elif per is None:
+                values[name] = init.copy() if isinstance(init, (list, dict)) else init
+        seed = int(seed) & ((1 << 64) - 1)
+        s = GameState(players, seed, seed, zones, ["box"] * n_cards, tokens, values)
+        s.stack = [Frame("flow", 0, {}), Frame("setup", 0, {})]
+        Machine(g, s).run()
+        return State(self, s)
+
+    def state_from_json(self, text: str) -> State:
+        """Restore a saved state; refuses (SaveError) anything truncated, edited or foreign."""
+        try:
+            doc = json.loads(text)
+        except (ValueError, TypeError) as err:
+            raise SaveError(f"not JSON: {err}") from None
+        if not isinstance(doc, dict):
+            raise SaveError("not a rulelang save (the top level is not an object)")
+        if doc.get("format") != SAVE_FORMAT:
+            raise SaveError(f"not a rulelang save (format is {doc.get('format')!r})")
+        if doc.get("version") != SAVE_VERSION:
+            raise SaveError(f"save version {doc.get('version')!r}; this rulelang reads version {SAVE_VERSION}")
+        if doc.get("game") != self.name or doc.get("fingerprint") != self.fingerprint:
+            raise SaveError(f"the save is for {doc.get('game')!r} with other rules or options "
+                            f"({doc.get('fingerprint')}), not this {self.name!r} ({self.fingerprint})")
+        try:
+            s = _converter.structure(doc["state"], GameState)
+        except (KeyError, TypeError, ValueError, cattrs.BaseValidationError) as err:
+            raise SaveError(f"the state is malformed: {err}") from None
+        problem = _consistency_problem(self.compiled, s)
+        if problem:
+            raise SaveError(f"the state is inconsistent: {problem}")
+        return State(self, s)
+
+
+def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:
+    n_cards = len(g.card_names)
+    if not isinstance(s.num_players, int) or not (g.min_players <= s.num_players <= g.max_players):
+        return f"{s.num_players} players"
+    if len(s.where) != n_cards:
+        return f"{len(s.where)} card locations for {n_cards} cards"
+    seen = [0] * n_cards
+    for key, cards in s.zones.items():
+        for c in cards:
+            if not isinstance(c, int) or not (0 <= c < n_cards):
+                return f"zone {key} holds an unknown card {c!r}"
+            seen[c] += 1
+            if s.where[c] != key:
+                return f"card {c} is in {key} but recorded in {s.where[c]}"
+    if any(x != 1 for x in seen):
+        return "a card is in no zone or in two zones"
+    for key, count in s.tokens.items():
+        if not isinstance(count, int) or count < 0:
+            return f"token count {key} = {count!r}"
+    for t, total in g.token_supply.items():
+        have = sum(v for k, v in s.tokens.items() if k.split("|")[1:2] == [t])
+        if have != total:
+            return f"{have} {t} tokens exist; the game has {total}"
+    for f in s.stack:
+        if f.code not in g.codes or not (0 <= f.pc <= len(g.codes[f.code])):
+            return f"a frame points at {f.code}:{f.pc}"
+    if s.pending is not None:
+        if not s.stack or not hasattr(g.codes[s.stack[-1].code][s.stack[-1].pc], "resume"):
+            return "a pending decision with no choice behind it"
+        if len(s.pending.values) != len(s.pending.labels) or not (0 <= s.pending.player < s.num_players):
+            return "a malformed pending decision"
+    elif not s.over:
+        return "the game is neither waiting for a decision nor over"
+    return None
+
+
+class State:
+    """One game in progress: a thin face over ``GameState`` data."""
+
+    __slots__ = ("game", "s")
+
+    def __init__(self, game: Game, s: GameState):
+        self.game = game
+        self.s = s
+
+    # ---- decisions
+    @property
+    def decision(self) -> Decision | None:
+        p = self.s.pending
+        if p is None or self.s.over:
+            return None
+        return Decision((p.player,), False, p.prompt)
+
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        p = self.s.pending
+        if p is None or self.s.over or (player is not None and player != p.player):
+            return []
+        d = self.s.decisions
+        return [Action(p.player, v, lab, d) for v, lab in zip(p.values, p.labels)]
+
+    def apply(self, action: Action) -> None:
+        """Apply a legal action; an illegal one raises IllegalAction and changes nothing."""
+        s = self.s
+        if not isinstance(action, Action):
+            raise IllegalAction(f"not an action: {action!r}")
+        if s.over or s.pending is None:
+            raise IllegalAction("the game is over")
+        p = s.pending
+        if action.decision not in (-1, s.decisions):
+            raise IllegalAction(f"stale action: it answers decision {action.decision}, "
+                                f"the game is at decision {s.decisions}")
+        if action.player != p.player:
+            raise IllegalAction(f"{self.game.compiled.player_name(action.player) if isinstance(action.player, int) else action.player!r}"
+                                f" cannot act now; {self.game.compiled.player_name(p.player)} decides")
+        index = next((i for i, v in enumerate(p.values)
+                      if type(v) is type(action.value) and v == action.value), None)
+        if index is None:
+            raise IllegalAction(f"{action.value!r} is not a legal choice now")
+        snapshot = s.copy()
+        try:
+            m = Machine(self.game.compiled, s)
+            frame = s.stack[-1]
+            op = self.game.compiled.codes[frame.code][frame.pc]
+            s.log.append(["choice", p.player, f"{self.game.compiled.player_name(p.player)}: {p.labels[index]}"])
+            s.actions.append([p.player, p.values[index]])
+            op.resume(m, frame, p.values[index])
+            s.pending = None
+            s.decisions += 1
+            m.run()
+        except RuleRuntimeError:
+            self.s = snapshot
+            raise
+        except RecursionError:
+            self.s = snapshot
+            raise RuleRuntimeError("the rules nest too deeply") from None
+
+    # ---- results
+    @property
+    def is_over(self) -> bool:
+        return self.s.over
+
+    def _machine(self) -> Machine:
+        return Machine(self.game.compiled, self.s)
+
+    def score_breakdown(self, player: int) -> dict[str, int]:
+        g = self.game.compiled
+        m = self._machine()
+        return {label: f(m, {g.score_var: player}) for label, f in g.score_lines}
+
+    def scores(self) -> list[int]:
+        return [sum(self.score_breakdown(p).values()) for p in range(self.s.num_players)]
+
+    def winners(self) -> list[int]:
+        g = self.game.compiled
+        m = self._machine()
+        scores = self.scores()
+        keys = [(scores[p], *(f(m, {g.score_var: p}) for f in g.tiebreaks)) for p in range(self.s.num_players)]
+        best = max(keys)
+        return [p for p, k in enumerate(keys) if k == best]
+
+    def check_invariants(self) -> list[str]:
+        """The texts of the game's declared invariants that do not hold now."""
+        m = self._machine()
+        return [text for text, f in self.game.compiled.invariants if not f(m, {})]
+
+    # ---- data
+    def clone(self) -> State:
+        return State(self.game, self.s.copy())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and other.game is self.game and other.s == self.s
+
+    def __hash__(self) -> int:  # states are mutable; hash by identity
+        return id(self)
+
+    def to_json(self) -> str:
+        doc = {"format": SAVE_FORMAT, "version": SAVE_VERSION, "game": self.game.name,
+               "fingerprint": self.game.fingerprint, "state": _converter.unstructure(self.s)}
+        return json.dumps(doc, separators=(",", ":"))
+
+    @property
+    def log(self) -> list[LogEntry]:
+        return [LogEntry(k, p, t) for k, p, t in self.s.log]
+
+    @property
+    def actions_taken(self) -> list[tuple[int, Any]]:
+        return [(p, v) for p, v in self.s.actions]
+
+    @property
+    def seed(self) -> int:
+        return self.s.seed
+
+    @property
+    def num_players(self) -> int:
+        return self.s.num_players
+
+    # ---- what a player may see
+    def view(self, player: int) -> dict:
+        g = self.game.compiled
+        s = self.s
+        m = self._machine()
+        zones = {}
+        for name, (per_player, vis) in g.zone_decls.items():
+            keys = [(f"{name}#{p}", p) for p in range(s.num_players)] if per_player else [(name, None)]
+            for key, owner in keys:
+                cards = s.zones[key]
+                visible = vis == "public" or (vis == "owner" and owner == player)
+                zones[key] = {
+                    "visibility": vis, "owner": owner, "count": len(cards),
+                    "cards": [self._card_text(m, c) for c in cards] if visible else None,
+                }
+        tokens: dict[str, dict] = {}
+        for key, count in s.tokens.items():
+            if not count:
+                continue
+            holder, token, side = key.split("|")
+            label = m.holder_label(holder)
+            entry = tokens.setdefault(label, {})
+            if len(g.token_sides[token]) > 1:
+                entry.setdefault(token, {})[side] = count
+            else:
+                entry[token] = count
+        values: dict[str, Any] = {}
+        for name, (per, _) in g.var_inits.items():
+            if per == "player":
+                values[name] = {g.player_name(p): s.vars[f"{name}#{p}"] for p in range(s.num_players)}
+            elif per is None:
+                values[name] = s.vars[name]
+        decision = None
+        if s.pending is not None and not s.over:
+            decision = {"players": [s.pending.player], "prompt": s.pending.prompt,
+                        "actions": s.pending.labels if s.pending.player == player else None}
+        return {
+            "game": g.title, "players": s.num_players, "you": player, "active_player": s.active,
+            "round": s.round, "turn": s.turn, "zones": zones, "tokens": tokens, "vars": values,
+            "modifiers": [x.name for x in s.lasting], "decision": decision, "over": s.over,
+            "log": [t for _, _, t in s.log[-30:]],
+        }
+
+    def _card_text(self, m: Machine, card: int) -> str:
+        name = self.game.compiled.card_names[card]
+        on_card = [f"{n} {t}" for t in self.game.compiled.token_sides
+                   if (n := m.token_count(f"c{card}", t))]
+        return f"{name} (+{', '.join(on_card)})" if on_card else name

@@ -1,0 +1,1001 @@
+"""The compiler: a checked ``Program`` -> a ``CompiledGame``, once, at load time.
+
+Each procedure, trigger, setup and flow becomes a flat list of ops with jumps (its "code");
+expressions become Python closures. A choice is an op that parks the machine; the frame
+stack that remembers where each procedure stands is plain data in the state. Nothing
+here runs during play except the closures it builds; syntax trees are never walked then.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from rulelang import nodes as n
+from rulelang import registry
+from rulelang.checker import Program
+from rulelang.diagnostics import RuleRuntimeError
+
+from .runtime import EFFECTS, FUNCTIONS, MAX_LIST_SIZE, Machine
+from .state import Frame, Pending
+
+Fn = Callable[[Machine, dict], Any]
+
+
+@attrs.define
+class CompiledGame:
+    title: str
+    min_players: int
+    max_players: int
+    option_values: dict
+    card_names: list[str]
+    card_kinds: list[str]
+    card_attrs: list[dict]
+    cards_of_kind: dict[str, tuple[int, ...]]
+    zone_decls: dict[str, tuple[bool, str]]  # name -> (per player, visibility)
+    zone_slots: dict[str, int]
+    zone_refill: dict[str, str]
+    token_sides: dict[str, list[str]]
+    token_supply: dict[str, int]
+    var_inits: dict[str, tuple[str | None, Any]]  # name -> (per, initial value)
+    codes: dict[str, list]
+    triggers: dict[str, list]  # event -> [(code key, param names, when closure)]
+    score_lines: list[tuple[str, Fn]]
+    score_var: str
+    tiebreaks: list[Fn]
+    invariants: list[tuple[str, Fn]]
+    enums: dict[str, tuple[str, ...]]
+
+    def player_name(self, p: int) -> str:
+        return f"Player {p + 1}"
+
+
+class _Op:
+    """Base of compiled ops: a callable with a source position for error messages."""
+
+    __slots__ = ("pos",)
+
+    def __init__(self, pos):
+        self.pos = pos
+
+
+class _Compiler:
+    def __init__(self, program: Program, options: dict):
+        self.p = program
+        self.options = options
+        self.codes: dict[str, list] = {}
+        self.hidden = 0
+        self.consts: dict[str, Any] = {}
+        self.defines: dict[str, tuple[tuple[str, ...], Fn]] = {}
+
+    def type_of(self, e) -> str:
+        return self.p.types.get(id(e), "any")
+
+    def fresh(self, what: str) -> str:
+        self.hidden += 1
+        return f"${what}{self.hidden}"
+
+    # ---- expressions -------------------------------------------------------------------
+    def expr(self, e) -> Fn:  # noqa: C901 - one dispatch over expression kinds
+        if isinstance(e, n.Lit):
+            v = e.value
+            return lambda m, L: v
+        if isinstance(e, n.Template):
+            parts = [(p if isinstance(p, str) else self.text(p)) for p in e.parts]
+
+            def template(m, L):
+                return "".join(p if isinstance(p, str) else p(m, L) for p in parts)
+            return template
+        if isinstance(e, n.Name):
+            return self.name(e)
+        if isinstance(e, n.Attr):
+            return self.attr(e)
+        if isinstance(e, n.Index):
+            obj, idx = self.expr(e.obj), self.expr(e.index)
+            is_bag = self.type_of(e.obj).startswith("bag:") or self.type_of(e.obj) == "map"
+            pos = e.pos
+
+            def index(m, L):
+                o, i = obj(m, L), idx(m, L)
+                if isinstance(o, dict):
+                    return o.get(i, 0) if is_bag else o.get(i)
+                try:
+                    return o[i]
+                except (IndexError, TypeError):
+                    raise RuleRuntimeError(f"index {i} is outside a list of {len(o) if o else 0}", pos) from None
+            return index
+        if isinstance(e, n.Gen):
+            return self.gen(e)
+        if isinstance(e, n.Call):
+            return self.call(e)
+        if isinstance(e, n.BinOp):
+            return self.binop(e)
+        if isinstance(e, n.Compare):
+            a, b = self.expr(e.left), self.expr(e.right)
+            op = e.op
+            if op == "==":
+                return lambda m, L: a(m, L) == b(m, L)
+            if op == "!=":
+                return lambda m, L: a(m, L) != b(m, L)
+            if op == "in":
+                return lambda m, L: a(m, L) in (b(m, L) or ())
+            if op == "notin":
+                return lambda m, L: a(m, L) not in (b(m, L) or ())
+            pos = e.pos
+            cmp = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
+                   ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}[op]
+
+            def compare(m, L):
+                x, y = a(m, L), b(m, L)
+                if x is None or y is None:
+                    raise RuleRuntimeError(f"cannot compare none with `{op}`", pos)
+                return cmp(x, y)
+            return compare
+        if isinstance(e, n.Is):
+            obj = self.expr(e.obj)
+            kind, neg = e.kind, e.negate
+            kinds = None
+
+            def is_kind(m, L):
+                c = obj(m, L)
+                r = c is not None and m.game.card_kinds[c] == kind
+                return not r if neg else r
+            del kinds
+            return is_kind
+        if isinstance(e, n.BoolOp):
+            a, b = self.expr(e.left), self.expr(e.right)
+            if e.op == "and":
+                return lambda m, L: bool(a(m, L)) and bool(b(m, L))
+            return lambda m, L: bool(a(m, L)) or bool(b(m, L))
+        if isinstance(e, n.Not):
+            a = self.expr(e.operand)
+            return lambda m, L: not a(m, L)
+        if isinstance(e, n.Neg):
+            a = self.expr(e.operand)
+            return lambda m, L: -a(m, L)
+        if isinstance(e, n.Cond):
+            t, c, o = self.expr(e.then), self.expr(e.test), self.expr(e.orelse)
+            return lambda m, L: t(m, L) if c(m, L) else o(m, L)
+        if isinstance(e, n.ListLit):
+            if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
+                return self.expr(e.items[0])
+            items = [self.expr(i) for i in e.items]
+            return lambda m, L: [f(m, L) for f in items]
+        if isinstance(e, n.MapLit):
+            pairs = [(k, self.expr(v)) for k, v in e.items]
+            return lambda m, L: {k: f(m, L) for k, f in pairs}
+        raise AssertionError(f"cannot compile {type(e).__name__}")
+
+    def text(self, e) -> Fn:
+        """An expression shown to people: cards by name, players as 'Player N'."""
+        f = self.expr(e)
+        t = self.type_of(e)
+        if t == "card":
+            return lambda m, L: m.game.card_names[f(m, L)] if f(m, L) is not None else "none"
+        if t == "player":
+            return lambda m, L: m.game.player_name(f(m, L)) if f(m, L) is not None else "none"
+        if t.startswith("list:card") or t == "zone":
+            return lambda m, L: ", ".join(m.game.card_names[c] for c in f(m, L))
+        return lambda m, L: str(f(m, L))
+
+    def label_fn(self, t: str) -> Callable[[Machine, Any], str]:
+        if t == "card":
+            return lambda m, v: m.game.card_names[v]
+        if t == "player":
+            return lambda m, v: m.game.player_name(v)
+        return lambda m, v: str(v)
+
+    def name(self, e: n.Name) -> Fn:
+        cat, name = self.p.resolved.get(id(e), ("local", e.id))
+        if cat == "local":
+            pos = e.pos
+
+            def local(m, L):
+                try:
+                    return L[name]
+                except KeyError:
+                    raise RuleRuntimeError(f"`{name}` has no value here", pos) from None
+            return local
+        if cat == "builtin":
+            if name == "players":
+                return lambda m, L: list(range(m.s.num_players))
+            if name == "player_count":
+                return lambda m, L: m.s.num_players
+            if name == "active_player":
+                return lambda m, L: m.s.active
+            if name == "round_number":
+                return lambda m, L: m.s.round
+            if name == "turn_number":
+                return lambda m, L: m.s.turn
+            if name == "box":
+                return lambda m, L: m.s.zones["box"]
+            return lambda m, L: name  # supply, top, bottom
+        if cat == "enum":
+            members = list(self.p.enums[name])
+            return lambda m, L: list(members)
+        if cat in ("member", "choice", "token", "modifier", "kind", "side"):
+            return lambda m, L: name
+        if cat == "option":
+            v = self.options[name]
+            return lambda m, L: v
+        if cat == "const":
+            v = self.const(name)
+            if isinstance(v, (list, dict)):
+                return lambda m, L: v.copy()
+            return lambda m, L: v
+        if cat == "var":
+            return lambda m, L: m.s.vars[name]
+        if cat == "zone":
+            return lambda m, L: m.s.zones[name]
+        if cat == "define":
+            return self.define_call(name, [])
+        raise AssertionError(f"name category {cat}")
+
+    def const(self, name: str) -> Any:
+        if name not in self.consts:
+            self.consts[name] = self.expr(self.p.consts[name].value)(None, {})
+        return self.consts[name]
+
+    def holder(self, e) -> Fn:
+        """An expression as a token holder key: supply, pN, cN or m:member."""
+        f = self.expr(e)
+        t = self.type_of(e)
+        pos = e.pos
+        if t == "player":
+            def player_holder(m, L):
+                v = f(m, L)
+                if v is None:
+                    raise RuleRuntimeError("no player here to hold tokens", pos)
+                return f"p{v}"
+            return player_holder
+        if t == "card":
+            def card_holder(m, L):
+                v = f(m, L)
+                if v is None:
+                    raise RuleRuntimeError("no card here to hold tokens", pos)
+                return f"c{v}"
+            return card_holder
+        if t.startswith("enum:") or t.startswith("choice:"):
+            return lambda m, L: f"m:{f(m, L)}"
+        return lambda m, L: "supply" if f(m, L) == "supply" else str(f(m, L))
+
+    def zone_key(self, e) -> Fn:
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("", e.id))
+            if cat == "zone" or (cat == "builtin" and name == "box"):
+                return lambda m, L: name
+        if isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone":
+            obj = self.expr(e.obj)
+            zname = e.name
+            return lambda m, L: f"{zname}#{obj(m, L)}"
+        pos = e.pos
+
+        def bad(m, L):
+            raise RuleRuntimeError("this is not a zone", pos)
+        return bad
+
+    def attr(self, e: n.Attr) -> Fn:
+        cat, name = self.p.resolved.get(id(e), ("dynamic", e.name))
+        pos = e.pos
+        if cat == "pvar":
+            obj = self.expr(e.obj)
+            return lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]
+        if cat == "pzone":
+            obj = self.expr(e.obj)
+            return lambda m, L: m.s.zones[f"{name}#{obj(m, L)}"]
+        if cat == "tokens":
+            holder = self.holder(e.obj)
+            return lambda m, L: m.token_count(holder(m, L), name)
+        if cat == "field":
+            obj = self.expr(e.obj)
+
+            def field(m, L):
+                c = obj(m, L)
+                if c is None:
+                    raise RuleRuntimeError(f"`.{name}` of none", pos)
+                if name == "name":
+                    return m.game.card_names[c]
+                return m.game.card_attrs[c].get(name)
+            return field
+        if cat == "cvar":
+            obj = self.expr(e.obj)
+            default = self.p.vars[name].init
+            init = self.expr(default)(None, {})
+            return lambda m, L: m.s.vars.get(f"{name}@{obj(m, L)}", init)
+
+        def dynamic(m, L):
+            raise RuleRuntimeError(f"cannot read `.{name}` here", pos)
+        return dynamic
+
+    def gen(self, e: n.Gen) -> Fn:
+        src = self.expr(e.source)
+        cond = self.expr(e.cond) if e.cond is not None else None
+        elem = self.expr(e.elem) if e.elem is not None else None
+        var = e.var
+        missing = object()
+
+        def gen(m, L):
+            items = list(src(m, L) or ())
+            old = L.get(var, missing)
+            out = []
+            try:
+                for x in items:
+                    L[var] = x
+                    if cond is not None and not cond(m, L):
+                        continue
+                    out.append(elem(m, L) if elem is not None else x)
+            finally:
+                if old is missing:
+                    L.pop(var, None)
+                else:
+                    L[var] = old
+            return out
+        return gen
+
+    def binop(self, e: n.BinOp) -> Fn:
+        a, b = self.expr(e.left), self.expr(e.right)
+        op, pos = e.op, e.pos
+        if op == "+":
+            def add(m, L):
+                x, y = a(m, L), b(m, L)
+                if isinstance(x, dict):
+                    out = dict(x)
+                    for k, v in y.items():
+                        out[k] = out.get(k, 0) + v
+                    return out
+                if isinstance(x, list):
+                    if len(x) + len(y) > MAX_LIST_SIZE:
+                        raise RuleRuntimeError("a list grew too long", pos)
+                    return x + y
+                return x + y
+            return add
+        if op == "-":
+            def sub(m, L):
+                x, y = a(m, L), b(m, L)
+                if isinstance(x, dict):
+                    return {k: v - y.get(k, 0) for k, v in x.items() if v - y.get(k, 0) > 0}
+                return x - y
+            return sub
+        if op == "*":
+            return lambda m, L: a(m, L) * b(m, L)
+
+        def divide(m, L):
+            x, y = a(m, L), b(m, L)
+            if y == 0:
+                raise RuleRuntimeError(f"division by zero in `{op}`", pos)
+            return x // y if op == "/" else x % y
+        return divide
+
+    def call(self, e: n.Call) -> Fn:
+        cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+        if cat == "define":
+            return self.define_call(name, [self.expr(a) for a in e.args])
+        b = registry.BY_NAME[name]
+        impl = FUNCTIONS[name]
+        args: list[Fn] = []
+        for i, a in enumerate(e.args):
+            prm = b.params[min(i, len(b.params) - 1)]
+            if prm.type == "holder":
+                args.append(self.holder(a))
+            else:
+                args.append(self.expr(a))
+        pos = e.pos
+        if len(args) == 1:
+            a0 = args[0]
+
+            def call1(m, L):
+                try:
+                    return impl(m, a0(m, L))
+                except (TypeError, ValueError, KeyError, AttributeError) as err:
+                    raise RuleRuntimeError(f"`{name}` failed: {err}", pos) from None
+            return call1
+
+        def call(m, L):
+            try:
+                return impl(m, *[f(m, L) for f in args])
+            except (TypeError, ValueError, KeyError, AttributeError) as err:
+                raise RuleRuntimeError(f"`{name}` failed: {err}", pos) from None
+        return call
+
+    def define_call(self, name: str, args: list[Fn]) -> Fn:
+        d = self.p.defines[name]
+        params = tuple(prm.name for prm in (d.params or ()))
+        if name not in self.defines:
+            self.defines[name] = (params, self.expr(d.value))  # the checker refuses recursive defines
+        body = self.defines[name][1]
+        if not args:
+            return lambda m, L: body(m, {})
+        return lambda m, L: body(m, {k: f(m, L) for k, f in zip(params, args)})
+
+    # ---- statements ----------------------------------------------------------------------
+    def code(self, key: str, body) -> None:
+        ops: list = []
+        self.block(body, ops)
+        self.codes[key] = ops
+
+    def block(self, stmts, ops: list) -> None:
+        for s in stmts:
+            self.stmt(s, ops)
+
+    def stmt(self, s, ops: list) -> None:  # noqa: C901 - one dispatch over statement kinds
+        pos = s.pos
+        if isinstance(s, n.Let):
+            f, name = self.expr(s.value), s.name
+
+            def let(m, fr):
+                fr.locals[name] = f(m, fr.locals)
+                fr.pc += 1
+            ops.append(_wrap(let, pos))
+        elif isinstance(s, n.Set):
+            ops.append(_wrap(self.set_op(s), pos))
+        elif isinstance(s, n.Verb):
+            ops.append(_wrap(self.verb_op(s), pos))
+        elif isinstance(s, n.Pass):
+            ops.append(_wrap(_advance, pos))
+        elif isinstance(s, n.EndGame):
+            def end_game(m, fr):
+                m.log("event", None, "the game ends")
+                m.s.over = True
+            ops.append(_wrap(end_game, pos))
+        elif isinstance(s, n.Log):
+            f = self.expr(s.text)
+
+            def log(m, fr):
+                m.log("log", m.s.active, f(m, fr.locals))
+                fr.pc += 1
+            ops.append(_wrap(log, pos))
+        elif isinstance(s, n.Fail):
+            text = s.text
+
+            def fail(m, fr):
+                raise RuleRuntimeError(text, pos)
+            ops.append(_wrap(fail, pos))
+        elif isinstance(s, n.Emit):
+            args = [self.expr(a) for a in s.args]
+            event = s.event
+
+            def emit(m, fr):
+                values = [f(m, fr.locals) for f in args]
+                fr.pc += 1
+                m.emit(event, values, pos)
+            ops.append(_wrap(emit, pos))
+        elif isinstance(s, n.Start):
+            player = self.expr(s.player) if s.player is not None else None
+            name, unit, count = s.modifier, s.unit, 2 if s.next else 1
+
+            def start(m, fr):
+                m.start_lasting(name, player(m, fr.locals) if player else None, unit, count)
+                m.log("event", None, f"{name} starts")
+                fr.pc += 1
+            ops.append(_wrap(start, pos))
+        elif isinstance(s, n.If):
+            self.if_stmt(s, ops)
+        elif isinstance(s, n.For):
+            self.for_stmt(s, ops)
+        elif isinstance(s, n.While):
+            self.while_stmt(s, ops)
+        elif isinstance(s, n.Repeat):
+            count = self.expr(s.count)
+            var = self.fresh("repeat")
+            ops.append(_wrap(_setter(var, count), pos))
+            top = len(ops)
+            jump_out = _Jump(pos)
+
+            def test(m, fr):
+                if fr.locals[var] <= 0:
+                    fr.pc = jump_out.target
+                else:
+                    fr.locals[var] -= 1
+                    fr.pc += 1
+            ops.append(_wrap(test, pos))
+            self.block(s.body, ops)
+            ops.append(_goto(top, pos))
+            jump_out.target = len(ops)
+            ops.append(_wrap(_forget(var), pos))
+        elif isinstance(s, n.Turn):
+            self.turn_stmt(s, ops)
+        elif isinstance(s, n.Round):
+            self.round_stmt(s, ops)
+        elif isinstance(s, n.Pick):
+            ops.append(_PickOp(self, s))
+        elif isinstance(s, n.Menu):
+            self.menu_stmt(s, ops)
+        elif isinstance(s, n.May):
+            op = _MayOp(self, s)
+            ops.append(op)
+            self.block(s.body, ops)
+            op.end = len(ops)
+        else:  # pragma: no cover
+            raise AssertionError(type(s).__name__)
+
+    def set_op(self, s: n.Set):
+        value = self.expr(s.value)
+        op = s.op
+        t = s.target
+
+        def combine(old, new):
+            if op == "=":
+                return new
+            return old + new if op == "+=" else old - new
+        if isinstance(t, n.Name):
+            cat, name = self.p.resolved.get(id(t), ("local", t.id))
+            if cat == "var":
+                def set_var(m, fr):
+                    m.s.vars[name] = combine(m.s.vars[name], value(m, fr.locals))
+                    fr.pc += 1
+                return set_var
+
+            def set_local(m, fr):
+                fr.locals[name] = combine(fr.locals.get(name), value(m, fr.locals))
+                fr.pc += 1
+            return set_local
+        cat, name = self.p.resolved[id(t)]
+        obj = self.expr(t.obj)
+        if cat == "pvar":
+            def set_pvar(m, fr):
+                k = f"{name}#{obj(m, fr.locals)}"
+                m.s.vars[k] = combine(m.s.vars[k], value(m, fr.locals))
+                fr.pc += 1
+            return set_pvar
+        init = self.expr(self.p.vars[name].init)(None, {})
+
+        def set_cvar(m, fr):
+            k = f"{name}@{obj(m, fr.locals)}"
+            m.s.vars[k] = combine(m.s.vars.get(k, init), value(m, fr.locals))
+            fr.pc += 1
+        return set_cvar
+
+    def verb_op(self, s: n.Verb):
+        cat, name = self.p.resolved.get(id(s), ("effect", s.name))
+        pos = s.pos
+        if cat == "proc":
+            proc = self.p.procs[name]
+            params = [prm.name for prm in proc.params]
+            args = [self.expr(a) for a in s.args]
+            key = f"proc:{name}"
+
+            def call_proc(m, fr):
+                values = {p: f(m, fr.locals) for p, f in zip(params, args)}
+                fr.pc += 1
+                m.push(key, values, pos)
+            return call_proc
+        b = registry.BY_NAME[name]
+        impl = EFFECTS[name]
+        positional = [prm for prm in b.params if prm.clause is None]
+        kw: dict[str, Fn] = {}
+        consts: dict[str, Any] = {}
+        binding = None
+        if s.unit is not None:
+            consts["token"] = s.unit
+            positional = [prm for prm in positional if prm.name != "token"]
+        for a, prm in zip(s.args, positional):
+            kw[prm.name] = self.param(a, prm)
+        by_clause = {prm.clause: prm for prm in b.params if prm.clause}
+        for word, value in s.clauses:
+            prm = by_clause[word]
+            if prm.type == "binding":
+                binding = value.id
+            elif prm.type == "side":
+                consts[prm.name] = value.id
+            else:
+                kw[prm.name] = self.param(value, prm)
+        items = list(kw.items())
+
+        def effect(m, fr):
+            L = fr.locals
+            values = {k: f(m, L) for k, f in items}
+            values.update(consts)
+            try:
+                if name == "draw":
+                    impl(m, name=binding, frame=fr, **values)
+                else:
+                    impl(m, **values)
+            except RuleRuntimeError as err:
+                if err.pos is None:
+                    raise RuleRuntimeError(err.bare_message, pos) from None
+                raise
+            except (TypeError, ValueError, KeyError, IndexError) as err:
+                raise RuleRuntimeError(f"`{name}` failed: {err}", pos) from None
+            fr.pc += 1
+        return effect
+
+    def param(self, e, prm: registry.Param) -> Fn:
+        if prm.type == "zone":
+            return self.zone_key(e)
+        if prm.type == "holder":
+            return self.holder(e)
+        if prm.type == "cards":
+            f = self.expr(e)
+            if self.type_of(e) == "card":
+                pos = e.pos
+
+                def one(m, L):
+                    c = f(m, L)
+                    if c is None:
+                        raise RuleRuntimeError("no card to move", pos)
+                    return [c]
+                return one
+            return lambda m, L: list(f(m, L) or ())
+        return self.expr(e)
+
+    def if_stmt(self, s: n.If, ops: list) -> None:
+        ends: list[_Jump] = []
+        for cond, body in s.branches:
+            test = self.expr(cond)
+            skip = _Jump(cond.pos)
+
+            def branch(m, fr, test=test, skip=skip):
+                fr.pc = fr.pc + 1 if test(m, fr.locals) else skip.target
+            ops.append(_wrap(branch, cond.pos))
+            self.block(body, ops)
+            end = _Jump(s.pos)
+            ops.append(end)
+            ends.append(end)
+            skip.target = len(ops)
+        if s.orelse:
+            self.block(s.orelse, ops)
+        for end in ends:
+            end.target = len(ops)
+
+    def for_stmt(self, s: n.For, ops: list) -> None:
+        src = self.expr(s.source)
+        items, index = self.fresh("items"), self.fresh("i")
+        var = s.var
+
+        def begin(m, fr):
+            fr.locals[items] = list(src(m, fr.locals) or ())
+            fr.locals[index] = 0
+            fr.pc += 1
+        ops.append(_wrap(begin, s.pos))
+        top = len(ops)
+        out = _Jump(s.pos)
+
+        def step(m, fr):
+            L = fr.locals
+            i = L[index]
+            if i >= len(L[items]):
+                fr.pc = out.target
+                return
+            L[var] = L[items][i]
+            L[index] = i + 1
+            fr.pc += 1
+        ops.append(_wrap(step, s.pos))
+        self.block(s.body, ops)
+        ops.append(_goto(top, s.pos))
+        out.target = len(ops)
+        ops.append(_wrap(_forget(items, index), s.pos))
+
+    def while_stmt(self, s: n.While, ops: list) -> None:
+        cond = self.expr(s.cond)
+        counter = self.fresh("n")
+        limit = s.limit
+        ops.append(_wrap(_setter(counter, lambda m, L: 0), s.pos))
+        top = len(ops)
+        out = _Jump(s.pos)
+        pos = s.pos
+
+        def test(m, fr):
+            L = fr.locals
+            if not cond(m, L):
+                fr.pc = out.target
+                return
+            L[counter] += 1
+            if limit is not None and L[counter] > limit:
+                raise RuleRuntimeError(f"this loop ran more than its `max {limit}` times", pos)
+            fr.pc += 1
+        ops.append(_wrap(test, s.pos))
+        self.block(s.body, ops)
+        ops.append(_goto(top, s.pos))
+        out.target = len(ops)
+        ops.append(_wrap(_forget(counter), s.pos))
+
+    def turn_stmt(self, s: n.Turn, ops: list) -> None:
+        player = self.expr(s.player)
+        saved = self.fresh("turn")
+        pos = s.pos
+
+        def begin(m, fr):
+            p = player(m, fr.locals)
+            if p is None:
+                raise RuleRuntimeError("a turn needs a player", pos)
+            fr.locals[saved] = p
+            m.s.active = p
+            m.s.turn += 1
+            m.s.once = [k for k in m.s.once if not k.startswith("turn|")]
+            m.log("turn", p, f"{m.game.player_name(p)}'s turn")
+            fr.pc += 1
+            m.emit("turn_start", [p], pos)
+        ops.append(_wrap(begin, pos))
+        self.block(s.body, ops)
+
+        def end(m, fr):
+            p = fr.locals.pop(saved)
+            m.expire("turn", p)
+            fr.pc += 1
+            m.emit("turn_end", [p], pos)
+        ops.append(_wrap(end, pos))
+
+    def round_stmt(self, s: n.Round, ops: list) -> None:
+        pos = s.pos
+
+        def begin(m, fr):
+            m.s.round += 1
+            m.s.once = [k for k in m.s.once if not k.startswith("round|")]
+            m.log("round", None, f"round {m.s.round}")
+            fr.pc += 1
+            m.emit("round_start", [], pos)
+        ops.append(_wrap(begin, pos))
+        self.block(s.body, ops)
+
+        def end(m, fr):
+            m.expire("round", None)
+            fr.pc += 1
+            m.emit("round_end", [], pos)
+        ops.append(_wrap(end, pos))
+
+    def menu_stmt(self, s: n.Menu, ops: list) -> None:
+        op = _MenuOp(self, s)
+        ops.append(op)
+        ends = []
+        for i, o in enumerate(s.options):
+            op.starts[i] = len(ops)
+            self.block(o.body, ops)
+            j = _Jump(o.pos)
+            ops.append(j)
+            ends.append(j)
+        for j in ends:
+            j.target = len(ops)
+
+    def chooser(self, by, pos) -> Fn:
+        if by is not None:
+            return self.expr(by)
+
+        def active(m, L):
+            if m.s.active is None:
+                raise RuleRuntimeError("no player's turn is running: say who chooses with `by`", pos)
+            return m.s.active
+        return active
+
+
+# ---- op helpers ---------------------------------------------------------------------------
+
+
+def _advance(m, fr):
+    fr.pc += 1
+
+
+def _wrap(fn, pos):
+    fn.pos = pos
+    return fn
+
+
+def _setter(var, f):
+    def setter(m, fr):
+        fr.locals[var] = f(m, fr.locals)
+        fr.pc += 1
+    return setter
+
+
+def _forget(*names):
+    def forget(m, fr):
+        for k in names:
+            fr.locals.pop(k, None)
+        fr.pc += 1
+    return forget
+
+
+def _goto(target, pos):
+    j = _Jump(pos)
+    j.target = target
+    return j
+
+
+class _Jump(_Op):
+    __slots__ = ("target",)
+
+    def __init__(self, pos):
+        super().__init__(pos)
+        self.target = -1
+
+    def __call__(self, m, fr):
+        fr.pc = self.target
+
+
+class _PickOp(_Op):
+    """`choose x in list`: parks with one action per item (plus Skip for `may choose`)."""
+
+    __slots__ = ("var", "source", "cond", "chooser", "prompt", "label", "default_label", "optional")
+
+    def __init__(self, c: _Compiler, s: n.Pick):
+        super().__init__(s.pos)
+        self.var = s.var
+        self.source = c.expr(s.source)
+        self.cond = c.expr(s.cond) if s.cond is not None else None
+        self.chooser = c.chooser(s.by, s.pos)
+        self.prompt = s.prompt or f"Choose {s.var}"
+        self.label = c.expr(s.label) if s.label is not None else None
+        from rulelang.checker import elem_type
+
+        self.default_label = c.label_fn(elem_type(c.type_of(s.source)))
+        self.optional = s.optional
+
+    def __call__(self, m: Machine, fr: Frame) -> None:
+        L = fr.locals
+        items = list(self.source(m, L) or ())
+        if self.cond is not None:
+            kept = []
+            old = L.get(self.var)
+            for x in items:
+                L[self.var] = x
+                if self.cond(m, L):
+                    kept.append(x)
+            L[self.var] = old
+            items = kept
+        if not items:
+            if self.optional:
+                L[self.var] = None
+                fr.pc += 1
+                return
+            raise RuleRuntimeError("nothing to choose from (guard this choice, or use `may choose`)", self.pos)
+        labels = []
+        for x in items:
+            if self.label is not None:
+                L[self.var] = x
+                labels.append(self.label(m, L))
+            else:
+                labels.append(self.default_label(m, x))
+        L.pop(self.var, None)
+        labels = _disambiguate(labels)
+        if self.optional:
+            items.append(None)
+            labels.append("Skip")
+        m.s.pending = Pending(self.chooser(m, L), self.prompt, "pick", items, labels)
+
+    def resume(self, m: Machine, fr: Frame, value) -> None:
+        fr.locals[self.var] = value
+        fr.pc += 1
+
+
+class _MenuOp(_Op):
+    """`choose:` with options; unavailable or unaffordable options are not offered."""
+
+    __slots__ = ("options", "chooser", "prompt", "starts", "key")
+
+    def __init__(self, c: _Compiler, s: n.Menu):
+        super().__init__(s.pos)
+        self.options = []
+        for o in s.options:
+            when = c.expr(o.when) if o.when is not None else None
+            cost = (c.expr(o.cost[0]), o.cost[1]) if o.cost is not None else None
+            self.options.append((c.expr(o.label), when, cost, o.once))
+        self.chooser = c.chooser(s.by, s.pos)
+        self.prompt = s.prompt or "Choose"
+        self.starts = [0] * len(s.options)
+        self.key = f"{s.pos.file}:{s.pos.line}:{s.pos.col}"
+
+    def __call__(self, m: Machine, fr: Frame) -> None:
+        L = fr.locals
+        player = self.chooser(m, L)
+        values, labels = [], []
+        for i, (label, when, cost, once) in enumerate(self.options):
+            if once is not None and f"{once}|{player}|{self.key}|{i}" in m.s.once:
+                continue
+            if when is not None and not when(m, L):
+                continue
+            if cost is not None and m.token_count(f"p{player}", cost[1]) < cost[0](m, L):
+                continue
+            values.append(i)
+            labels.append(label(m, L))
+        if not values:
+            raise RuleRuntimeError("no option can be chosen here (add an option that is always open)", self.pos)
+        m.s.pending = Pending(player, self.prompt, "menu", values, _disambiguate(labels))
+
+    def resume(self, m: Machine, fr: Frame, value) -> None:
+        label, when, cost, once = self.options[value]
+        player = m.s.pending.player if m.s.pending else m.s.active
+        if cost is not None:
+            m.transfer(cost[0](m, fr.locals), cost[1], f"p{player}", "supply", None, strict=True)
+        if once is not None:
+            m.s.once.append(f"{once}|{player}|{self.key}|{value}")
+        fr.pc = self.starts[value]
+
+
+class _MayOp(_Op):
+    """`may "question":` a yes/no decision."""
+
+    __slots__ = ("prompt", "chooser", "end")
+
+    def __init__(self, c: _Compiler, s: n.May):
+        super().__init__(s.pos)
+        self.prompt = s.prompt
+        self.chooser = c.chooser(s.by, s.pos)
+        self.end = -1
+
+    def __call__(self, m: Machine, fr: Frame) -> None:
+        m.s.pending = Pending(self.chooser(m, fr.locals), self.prompt, "may", [True, False],
+                              [f"Yes: {self.prompt}", "No"])
+
+    def resume(self, m: Machine, fr: Frame, value) -> None:
+        fr.pc = fr.pc + 1 if value else self.end
+
+
+def _disambiguate(labels: list[str]) -> list[str]:
+    """Equal labels get a position so people (and logs) can tell the actions apart."""
+    if len(set(labels)) == len(labels):
+        return labels
+    counts: dict[str, int] = {}
+    out = []
+    for lab in labels:
+        counts[lab] = counts.get(lab, 0) + 1
+        out.append(f"{lab} ({counts[lab]})" if labels.count(lab) > 1 else lab)
+    return out
+
+
+# ---- the whole game ------------------------------------------------------------------------
+
+
+def compile_program(program: Program, options: dict) -> CompiledGame:
+    c = _Compiler(program, options)
+    p = program
+    # Cards: ids in table order, copies expanded.
+    names, kinds, attrs_list = [], [], []
+    by_kind: dict[str, list[int]] = {}
+    for table in p.cards:
+        for row in table.rows:
+            values = {col: c.expr(v)(None, {}) for col, v in zip(table.columns, row.values)}
+            copies = values.pop("copies", 1)
+            if not isinstance(copies, int) or copies < 0 or copies > 10_000:
+                raise RuleRuntimeError(f"copies must be a number from 0 to 10000, not {copies!r}", row.pos)
+            for _ in range(copies):
+                by_kind.setdefault(table.kind, []).append(len(names))
+                names.append(str(values.get("name", table.kind)))
+                kinds.append(table.kind)
+                attrs_list.append(values)
+    zone_decls, slots, refill = {}, {}, {}
+    for z in p.zones.values():
+        vis = next((name for name, _, _ in z.props if name in registry.ZONE_VISIBILITY), "public")
+        zone_decls[z.name] = (z.per == "player", vis)
+        for name, value, _ in z.props:
+            if name == "slots":
+                slots[z.name] = value
+            elif name == "refill":
+                refill[z.name] = value
+    sides, supply = {}, {}
+    for t in p.tokens.values():
+        props = {name: values for name, values, _ in t.props}
+        sides[t.name] = list(props.get("sides", ("",)))
+        supply[t.name] = props.get("supply", (0,))[0]
+    var_inits = {v.name: (v.per, c.expr(v.init)(None, {})) for v in p.vars.values()}
+    c.codes["setup"] = []
+    if p.setup:
+        c.code("setup", p.setup.body)
+    if p.flow:
+        c.code("flow", p.flow.body)
+    for name, proc in p.procs.items():
+        c.code(f"proc:{name}", proc.body)
+    triggers: dict[str, list] = {}
+    for i, t in enumerate(p.triggers):
+        key = f"trigger:{i}:{t.event}"
+        c.code(key, t.body)
+        when = c.expr(t.when) if t.when is not None else None
+        triggers.setdefault(t.event, []).append((key, tuple(t.names), when))
+    score_lines = [(line.label, c.expr(line.value)) for line in (p.score.lines if p.score else ())]
+    tiebreaks = [c.expr(k) for k in (p.tiebreak.keys if p.tiebreak else ())]
+    invariants = [(inv.text, c.expr(inv.value)) for inv in p.invariants]
+    # Compile every define body now, so no compiling happens during play.
+    for name in p.defines:
+        c.define_call(name, [])
+    return CompiledGame(
+        title=p.title, min_players=p.min_players, max_players=p.max_players, option_values=dict(options),
+        card_names=names, card_kinds=kinds, card_attrs=attrs_list,
+        cards_of_kind={k: tuple(v) for k, v in by_kind.items()}, zone_decls=zone_decls, zone_slots=slots,
+        zone_refill=refill, token_sides=sides, token_supply=supply, var_inits=var_inits, codes=c.codes,
+        triggers=triggers, score_lines=score_lines, score_var=p.score.var if p.score else "p",
+        tiebreaks=tiebreaks, invariants=invariants, enums=dict(p.enums),
+    )
+
+
+def score_fn(game: CompiledGame, f: Fn) -> Callable[[Machine, int], Any]:
+    var = game.score_var
+    return lambda m, player: f(m, {var: player})

@@ -1,0 +1,359 @@
+"""The machine that runs compiled code on a state, and the built-ins' implementations.
+
+A ``Machine`` pairs the compiled game (fixed) with one ``GameState`` (data). ``run`` steps
+through the frame stack until the game waits for a decision or ends. Every built-in in
+``rulelang.registry`` has exactly one implementation here (``EFFECTS``, ``FUNCTIONS``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rulelang.diagnostics import RuleRuntimeError
+
+from .state import Frame, GameState, Lasting, rng_shuffle
+
+if TYPE_CHECKING:
+    from .compiler import CompiledGame
+
+MAX_STEPS_PER_ACTION = 200_000
+MAX_STACK = 200
+MAX_ZONE_SIZE = 100_000
+MAX_LIST_SIZE = 100_000
+
+
+class Machine:
+    __slots__ = ("game", "s", "steps")
+
+    def __init__(self, game: CompiledGame, state: GameState):
+        self.game = game
+        self.s = state
+        self.steps = 0
+
+    # ---- the step loop
+    def run(self) -> None:
+        s = self.s
+        codes = self.game.codes
+        stack = s.stack
+        while not s.over and s.pending is None:
+            if not stack:
+                s.over = True
+                break
+            frame = stack[-1]
+            code = codes[frame.code]
+            if frame.pc >= len(code):
+                stack.pop()
+                continue
+            self.steps += 1
+            if self.steps > MAX_STEPS_PER_ACTION:
+                op = code[frame.pc]
+                raise RuleRuntimeError(
+                    f"more than {MAX_STEPS_PER_ACTION} steps without a decision (an endless loop?)",
+                    getattr(op, "pos", None))
+            code[frame.pc](self, frame)
+        if s.over:
+            stack.clear()
+            s.pending = None
+
+    def push(self, code: str, local_values: dict, pos=None) -> None:
+        if len(self.s.stack) >= MAX_STACK:
+            raise RuleRuntimeError(
+                f"more than {MAX_STACK} procedures and triggers running at once "
+                "(endless recursion or a chain of triggers?)", pos)
+        self.s.stack.append(Frame(code, 0, local_values))
+
+    # ---- events and lasting modifiers
+    def emit(self, event: str, args: list, pos=None) -> None:
+        for code_key, names, when in reversed(self.game.triggers.get(event, ())):
+            local_values = dict(zip(names, args))
+            if when is None or when(self, local_values):
+                self.push(code_key, local_values, pos)
+
+    def expire(self, unit: str, player: int | None) -> None:
+        keep = []
+        for m in self.s.lasting:
+            if m.unit == unit and (m.player == -1 or player is None or m.player == player):
+                m.remaining -= 1
+                if m.remaining <= 0:
+                    self.log("event", None, f"{m.name} ends")
+                    continue
+            keep.append(m)
+        self.s.lasting = keep
+
+    def start_lasting(self, name: str, player: int | None, unit: str, count: int) -> None:
+        self.s.lasting.append(Lasting(name, -1 if player is None else player, unit, count))
+
+    def log(self, kind: str, player: int | None, text: str) -> None:
+        self.s.log.append([kind, player, text])
+
+    # ---- zones
+    def zone(self, key: str) -> list[int]:
+        try:
+            return self.s.zones[key]
+        except KeyError:
+            raise RuleRuntimeError(f"there is no zone `{key}`") from None
+
+    def move_card(self, card: int, key: str, position: Any = None) -> None:
+        s = self.s
+        src = s.zones[s.where[card]]
+        src.remove(card)
+        dst = self.zone(key)
+        limit = self.game.zone_slots.get(key.split("#")[0])
+        if limit is not None and len(dst) >= limit:
+            raise RuleRuntimeError(f"zone `{key}` is full ({limit} slots)")
+        if len(dst) >= MAX_ZONE_SIZE:
+            raise RuleRuntimeError(f"zone `{key}` would hold more than {MAX_ZONE_SIZE} cards")
+        if position is None or position == "bottom":
+            dst.append(card)
+        elif position == "top":
+            dst.insert(0, card)
+        else:
+            dst.insert(max(0, min(int(position), len(dst))), card)
+        s.where[card] = key
+
+    def shuffle(self, key: str) -> None:
+        self.s.rng = rng_shuffle(self.s.rng, self.zone(key))
+
+    # ---- tokens
+    def token_count(self, holder: str, token: str, side: str | None = None) -> int:
+        t = self.s.tokens
+        if side is not None:
+            return t.get(f"{holder}|{token}|{side}", 0)
+        return sum(t.get(f"{holder}|{token}|{sd}", 0) for sd in self.game.token_sides[token])
+
+    def transfer(self, amount: int, token: str, src: str, dst: str, side: str | None, strict: bool,
+                 arrive_side: str | None = None) -> int:
+        """Move tokens; spends sides from the last declared to the first. Returns how many moved."""
+        if amount < 0:
+            raise RuleRuntimeError(f"cannot move a negative number of {token} ({amount})")
+        t = self.s.tokens
+        sides = [side] if side else list(reversed(self.game.token_sides[token]))
+        have = sum(t.get(f"{src}|{token}|{sd}", 0) for sd in sides)
+        if have < amount:
+            if strict:
+                raise RuleRuntimeError(f"{self.holder_label(src)} has {have} {token}, not {amount}")
+            amount = have
+        left = amount
+        for sd in sides:
+            if not left:
+                break
+            k = f"{src}|{token}|{sd}"
+            take = min(left, t.get(k, 0))
+            if take:
+                t[k] -= take
+                arrive = arrive_side or (sd if src != "supply" else self.game.token_sides[token][0])
+                if dst == "supply":
+                    arrive = self.game.token_sides[token][0]
+                dk = f"{dst}|{token}|{arrive}"
+                t[dk] = t.get(dk, 0) + take
+                left -= take
+        return amount
+
+    def holder_label(self, key: str) -> str:
+        if key == "supply":
+            return "the supply"
+        if key.startswith("p"):
+            return self.game.player_name(int(key[1:]))
+        if key.startswith("c"):
+            return self.game.card_names[int(key[1:])]
+        return key[2:] if key.startswith("m:") else key
+
+
+# ---- effects -----------------------------------------------------------------------------
+
+
+def _eff_move(m: Machine, cards, zone, position=None) -> None:
+    for c in list(cards):
+        m.move_card(c, zone, position)
+
+
+def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=None) -> None:
+    drawn = []
+    src = m.zone(source)
+    refill = m.game.zone_refill.get(source)
+    for _ in range(max(0, count)):
+        if not src and refill:
+            other = m.zone(refill)
+            if other:
+                for c in list(other):
+                    m.move_card(c, source)
+                m.shuffle(source)
+                m.log("event", None, f"{refill} shuffled into {source}")
+        if not src:
+            break
+        c = src[0]
+        m.move_card(c, zone, position)
+        drawn.append(c)
+    if name is not None and frame is not None:
+        frame.locals[name] = drawn
+
+
+def _eff_shuffle(m: Machine, zone, into=None) -> None:
+    if into is not None:
+        for c in list(m.zone(zone)):
+            m.move_card(c, into)
+        m.shuffle(into)
+    else:
+        m.shuffle(zone)
+
+
+def _eff_gain(m: Machine, amount, token, holder, source="supply", side=None) -> None:
+    m.transfer(amount, token, source or "supply", holder, None, strict=False, arrive_side=side)
+
+
+def _eff_pay(m: Machine, amount, token, holder, target="supply", side=None) -> None:
+    m.transfer(amount, token, holder, target or "supply", side, strict=True)
+
+
+def _eff_flip(m: Machine, amount, token, holder, side) -> None:
+    t = m.s.tokens
+    for sd in reversed(m.game.token_sides[token]):
+        if sd == side or amount <= 0:
+            continue
+        k = f"{holder}|{token}|{sd}"
+        n = min(amount, t.get(k, 0))
+        if n:
+            t[k] -= n
+            dk = f"{holder}|{token}|{side}"
+            t[dk] = t.get(dk, 0) + n
+            amount -= n
+
+
+EFFECTS = {
+    "move": _eff_move,
+    "draw": _eff_draw,
+    "shuffle": _eff_shuffle,
+    "gain": _eff_gain,
+    "pay": _eff_pay,
+    "flip": _eff_flip,
+}
+
+
+# ---- functions ---------------------------------------------------------------------------
+
+
+def _items(x) -> list:
+    return list(x) if x is not None else []
+
+
+def _max(m, *xs):
+    vals = list(xs[0]) if len(xs) == 1 and isinstance(xs[0], list) else list(xs)
+    return max(vals) if vals else 0
+
+
+def _min(m, *xs):
+    vals = list(xs[0]) if len(xs) == 1 and isinstance(xs[0], list) else list(xs)
+    return min(vals) if vals else 0
+
+
+def _flatten(m, xs):
+    out = []
+    for x in xs:
+        if isinstance(x, list):
+            out.extend(x)
+        elif isinstance(x, dict):
+            for k, v in x.items():
+                out.extend([k] * v)
+        else:
+            out.append(x)
+    return out
+
+
+def _bag(m, xs):
+    out: dict = {}
+    for x in xs:
+        out[x] = out.get(x, 0) + 1
+    return out
+
+
+def _shortfall(m, need, have):
+    return sum(max(0, v - have.get(k, 0)) for k, v in need.items())
+
+
+def _range(m, lo, hi):
+    if hi - lo > MAX_LIST_SIZE:
+        raise RuleRuntimeError(f"range({lo}, {hi}) is too long")
+    return list(range(lo, hi + 1))
+
+
+def _lookup(m, table, i):
+    if not table:
+        return 0
+    return table[max(0, min(i, len(table) - 1))]
+
+
+def _position(m, card):
+    return m.s.zones[m.s.where[card]].index(card)
+
+
+def _left_of(m, card):
+    z = m.s.zones[m.s.where[card]]
+    return z[: z.index(card)]
+
+
+def _right_of(m, card):
+    z = m.s.zones[m.s.where[card]]
+    return z[z.index(card) + 1:]
+
+
+def _adjacent(m, a, b):
+    if a is None or b is None or m.s.where[a] != m.s.where[b]:
+        return False
+    z = m.s.zones[m.s.where[a]]
+    return abs(z.index(a) - z.index(b)) == 1
+
+
+def _owner(m, card):
+    key = m.s.where[card]
+    return int(key.split("#")[1]) if "#" in key else None
+
+
+def _players_from(m, p):
+    n = m.s.num_players
+    return [(p + i) % n for i in range(n)]
+
+
+def _others(m, p):
+    n = m.s.num_players
+    return [(p + i) % n for i in range(1, n)]
+
+
+def _active(m, name, player=None):
+    return any(x.name == name and (player is None or x.player in (-1, player)) for x in m.s.lasting)
+
+
+FUNCTIONS = {
+    "count": lambda m, xs: len(xs) if xs is not None else 0,
+    "sum": lambda m, xs: sum(x for x in xs if x is not None),
+    "max": _max,
+    "min": _min,
+    "any": lambda m, xs: any(xs),
+    "all": lambda m, xs: all(xs),
+    "abs": lambda m, x: abs(x),
+    "rank_high": lambda m, v, vs: 1 + sum(1 for x in vs if x > v),
+    "rank_low": lambda m, v, vs: sum(1 for x in vs if x >= v),
+    "rank_dense": lambda m, v, vs: 1 + len({x for x in vs if x > v}),
+    "first": lambda m, xs: xs[0] if xs else None,
+    "last": lambda m, xs: xs[-1] if xs else None,
+    "reversed": lambda m, xs: list(reversed(_items(xs))),
+    "distinct": lambda m, xs: list(dict.fromkeys(_items(xs))),
+    "flatten": _flatten,
+    "range": _range,
+    "lookup": _lookup,
+    "take": lambda m, xs, k: _items(xs)[: max(0, k)],
+    "bag": _bag,
+    "size": lambda m, b: sum(b.values()),
+    "shortfall": _shortfall,
+    "cards": lambda m, kind: list(m.game.cards_of_kind.get(kind, ())),
+    "position": _position,
+    "left_of": _left_of,
+    "right_of": _right_of,
+    "adjacent": _adjacent,
+    "owner": _owner,
+    "zone_name": lambda m, c: m.s.where[c].split("#")[0],
+    "players_from": _players_from,
+    "next_player": lambda m, p: (p + 1) % m.s.num_players,
+    "others": _others,
+    "tokens": lambda m, holder, token, side=None: m.token_count(holder, token, side),
+    "active": _active,
+}

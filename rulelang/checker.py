@@ -1,0 +1,935 @@
+"""The checker: syntax trees -> a checked ``Program``.
+
+Merges the declarations of every file (``replace`` and ``remove`` applied), resolves every
+name, checks types, arities and clause words against the registry, and reports every
+problem in one run. Suggestions come only from names valid at that spot.
+
+Types are short strings: int, bool, text, player, card, zone, token, side, modifier, kind,
+position, holder, none, any, ``enum:E``, ``list:T``, ``bag:E``, ``map``, ``choice:O``.
+The checker records each expression's type and what each name or attribute resolves to;
+the compiler reads those records instead of guessing.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from . import nodes as n
+from . import registry
+from .diagnostics import Diagnostic, RuleError, did_you_mean
+
+BUILTIN_EVENTS = {
+    "turn_start": (("p", "player"),),
+    "turn_end": (("p", "player"),),
+    "round_start": (),
+    "round_end": (),
+}
+SIMPLE_TYPES = {"int", "bool", "text", "player", "card"}
+
+
+@attrs.define
+class Program:
+    """Everything the compiler needs, checked."""
+
+    title: str = "Untitled"
+    min_players: int = 1
+    max_players: int = 1
+    options: dict = attrs.Factory(dict)  # name -> OptionDecl
+    enums: dict = attrs.Factory(dict)  # name -> tuple of members
+    member_enum: dict = attrs.Factory(dict)  # member -> enum name
+    kinds: dict = attrs.Factory(dict)  # name -> KindDecl
+    cards: list = attrs.Factory(list)  # CardsDecl, in order
+    zones: dict = attrs.Factory(dict)
+    tokens: dict = attrs.Factory(dict)
+    vars: dict = attrs.Factory(dict)
+    consts: dict = attrs.Factory(dict)
+    defines: dict = attrs.Factory(dict)
+    events: dict = attrs.Factory(dict)
+    modifiers: dict = attrs.Factory(dict)
+    procs: dict = attrs.Factory(dict)
+    setup: n.SetupDecl | None = None
+    flow: n.FlowDecl | None = None
+    triggers: list = attrs.Factory(list)
+    score: n.ScoreDecl | None = None
+    tiebreak: n.TiebreakDecl | None = None
+    invariants: list = attrs.Factory(list)
+    choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
+    # Filled by the checker for the compiler: id(node) -> type / resolution.
+    types: dict = attrs.Factory(dict)
+    resolved: dict = attrs.Factory(dict)
+    nodes_kept: list = attrs.Factory(list)  # keeps checked nodes alive so ids stay valid
+
+
+_REGISTRY_TYPES = {"players": "list:player", "cards": "list:card", "ints": "list:int", "list": "list:any"}
+
+
+def norm_type(t: str) -> str:
+    """Registry shorthand (players, cards, ints) as checker types."""
+    return _REGISTRY_TYPES.get(t, t)
+
+
+def elem_type(t: str) -> str:
+    if t.startswith("list:"):
+        return t[5:]
+    if t == "zone":
+        return "card"
+    if t.startswith("enum_list:"):
+        return "enum:" + t[10:]
+    return "any"
+
+
+def _compatible(want: str, got: str) -> bool:
+    if want == "any" or got in ("any", "none"):
+        return True
+    if want == got:
+        return True
+    if want == "holder":
+        return got in ("player", "card", "holder") or got.startswith("enum:")
+    if want == "cards":
+        return got in ("card", "zone") or got.startswith("list:card") or got == "list:any"
+    if want in ("list", "ints", "players"):
+        if want == "ints":
+            return got in ("list:int", "list:any", "enum_list") or got.startswith("list:")
+        return got.startswith("list:") or got == "zone" or got.startswith("enum_list:")
+    if want == "position":
+        return got in ("int", "position")
+    if want == "bag":
+        return got.startswith("bag:") or got == "map"
+    if want.startswith("list:"):
+        return got.startswith("list:") or got == "zone"
+    if want.startswith("enum:") and got.startswith("choice:"):
+        return True
+    if want.startswith("choice:") and got.startswith("enum:"):
+        return True
+    if want == "text" and got.startswith("choice:"):
+        return True
+    return False
+
+
+class _Checker:
+    def __init__(self, modules: list[n.Module]):
+        self.modules = modules
+        self.diags: list[Diagnostic] = []
+        self.p = Program()
+        self.globals: dict[str, tuple[str, object]] = {}
+        self.define_types: dict[str, str] = {}
+        self._define_busy: set[str] = set()
+
+    # ---- reporting
+    def err(self, code: str, msg: str, pos: n.Pos, hint: str | None = None) -> None:
+        self.diags.append(Diagnostic(code, msg, pos, hint))
+
+    # ---- pass 1: collect and merge declarations
+    def collect(self) -> None:
+        named_maps = {
+            n.OptionDecl: "options", n.KindDecl: "kinds", n.ZoneDecl: "zones", n.TokenDecl: "tokens",
+            n.VarDecl: "vars", n.ConstDecl: "consts", n.DefineDecl: "defines", n.EventDecl: "events",
+            n.ModifierDecl: "modifiers", n.ProcDecl: "procs", n.EnumDecl: "enum_decls",
+        }
+        self.enum_decls: dict[str, n.EnumDecl] = {}
+        seen_pos: dict[str, n.Pos] = {}
+        for module in self.modules:
+            for decl in module.decls:
+                replace = False
+                if isinstance(decl, n.ReplaceDecl):
+                    replace, decl = True, decl.decl
+                if isinstance(decl, n.GameDecl):
+                    self.p.title = decl.title
+                elif isinstance(decl, n.Players):
+                    if decl.low < 1 or decl.high < decl.low or decl.high > 100:
+                        self.err("E308", f"players {decl.low} to {decl.high} is not a valid range", decl.pos)
+                    self.p.min_players, self.p.max_players = decl.low, decl.high
+                elif isinstance(decl, n.SetupDecl):
+                    if self.p.setup and not replace:
+                        self.err("E200", "`setup` is declared twice", decl.pos, "use `replace setup:`")
+                    self.p.setup = decl
+                elif isinstance(decl, n.FlowDecl):
+                    if self.p.flow and not replace:
+                        self.err("E200", "`flow` is declared twice", decl.pos, "use `replace flow:`")
+                    self.p.flow = decl
+                elif isinstance(decl, n.ScoreDecl):
+                    self.p.score = decl
+                elif isinstance(decl, n.TiebreakDecl):
+                    self.p.tiebreak = decl
+                elif isinstance(decl, n.TriggerDecl):
+                    self.p.triggers.append(decl)
+                elif isinstance(decl, n.InvariantDecl):
+                    self.p.invariants.append(decl)
+                elif isinstance(decl, n.CardsDecl):
+                    self.p.cards.append(decl)
+                elif isinstance(decl, n.RemoveDecl):
+                    self.remove(decl)
+                elif type(decl) in named_maps:
+                    attr = named_maps[type(decl)]
+                    table = self.enum_decls if attr == "enum_decls" else getattr(self.p, attr)
+                    if decl.name in seen_pos and not replace:
+                        self.err("E200", f"`{decl.name}` is declared twice (first at {seen_pos[decl.name]})",
+                                 decl.pos, "use `replace` to change a declaration from another file")
+                        continue
+                    if replace and decl.name not in table:
+                        self.err("E211", f"`replace` names `{decl.name}`, which is not declared", decl.pos)
+                    seen_pos[decl.name] = decl.pos
+                    table[decl.name] = decl
+        if self.p.flow is None:
+            self.err("E307", "the game has no `flow:` block", n.Pos(self.modules[0].path if self.modules
+                                                                     else "<none>", 1, 1))
+
+    def remove(self, decl: n.RemoveDecl) -> None:
+        maps = {"kind": "kinds", "zone": "zones", "procedure": "procs", "option": "options",
+                "modifier": "modifiers", "define": "defines", "var": "vars", "const": "consts"}
+        if decl.what == "cards":
+            before = len(self.p.cards)
+            self.p.cards = [c for c in self.p.cards if c.kind != decl.name]
+            if len(self.p.cards) == before:
+                self.err("E211", f"no cards of kind `{decl.name}` to remove", decl.pos)
+            return
+        if decl.what == "trigger":
+            before = len(self.p.triggers)
+            self.p.triggers = [t for t in self.p.triggers if t.event != decl.name]
+            if len(self.p.triggers) == before:
+                self.err("E211", f"no trigger on `{decl.name}` to remove", decl.pos)
+            return
+        attr = maps.get(decl.what)
+        if attr is None:
+            self.err("E211", f"cannot remove a `{decl.what}`", decl.pos,
+                     did_you_mean(decl.what, list(maps) + ["cards", "trigger"]))
+            return
+        table = getattr(self.p, attr)
+        if decl.name not in table:
+            self.err("E211", f"there is no {decl.what} `{decl.name}` to remove", decl.pos,
+                     did_you_mean(decl.name, table))
+            return
+        del table[decl.name]
+
+    def build_globals(self) -> None:
+        g = self.globals
+        for b in registry.NAMES:
+            g[b.name] = ("builtin", b)
+        for name, e in self.enum_decls.items():
+            self.p.enums[name] = e.members
+            g[name] = ("enum", name)
+            for m, mpos in zip(e.members, e.member_pos):
+                if m in self.p.member_enum:
+                    self.err("E200", f"enum member `{m}` is already a member of `{self.p.member_enum[m]}`", mpos)
+                self.p.member_enum[m] = name
+                g[m] = ("member", name)
+        for cat, table in (("kind", self.p.kinds), ("zone", self.p.zones), ("token", self.p.tokens),
+                           ("var", self.p.vars), ("const", self.p.consts), ("define", self.p.defines),
+                           ("event", self.p.events), ("modifier", self.p.modifiers), ("proc", self.p.procs),
+                           ("option", self.p.options)):
+            for name, decl in table.items():
+                if name in g and g[name][0] != cat:
+                    self.err("E200", f"`{name}` is already the name of a {g[name][0]}", decl.pos)
+                    continue
+                if cat == "zone" and decl.per:
+                    g[name] = ("pzone", decl)
+                elif cat == "var" and decl.per:
+                    g[name] = ("pvar" if decl.per == "player" else "cvar", decl)
+                else:
+                    g[name] = (cat, decl)
+        for t in self.p.tokens.values():
+            for pname, vals, ppos in t.props:
+                if pname == "sides":
+                    for side in vals:
+                        if side in g and g[side][0] != "side":
+                            self.err("E200", f"side `{side}` clashes with a {g[side][0]}", ppos)
+                        g[side] = ("side", t.name)
+        for o in self.p.options.values():
+            if o.form == "choice":
+                for c in o.choices:
+                    if c in g and g[c][0] not in ("choice",):
+                        continue  # a name elsewhere already means something; compare by text then
+                    g[c] = ("choice", o.name)
+                    self.p.choice_values[c] = o.name
+
+    # ---- pass 2: declarations
+    def type_of_ref(self, t: n.TypeRef) -> str:
+        if t.form == "name":
+            if t.name in SIMPLE_TYPES:
+                return t.name
+            if t.name in self.p.enums:
+                return f"enum:{t.name}"
+            if t.name in self.p.kinds:
+                return "card"
+            self.err("E204", f"unknown type `{t.name}`", t.pos,
+                     did_you_mean(t.name, list(SIMPLE_TYPES) + list(self.p.enums) + list(self.p.kinds)))
+            return "any"
+        inner = t.name
+        if t.form == "bag":
+            if inner not in self.p.enums:
+                self.err("E204", f"a bag holds enum members; `{inner}` is not an enum", t.pos,
+                         did_you_mean(inner, self.p.enums))
+                return "bag:any"
+            return f"bag:{inner}"
+        inner_t = self.type_of_ref(n.TypeRef("name", inner, t.pos))
+        return f"list:{inner_t}"
+
+    def check_decls(self) -> None:
+        p = self.p
+        for o in p.options.values():
+            self.check_option(o)
+        for k in p.kinds.values():
+            names = set()
+            for f in k.fields:
+                if f.name in names or f.name == "name":
+                    self.err("E200", f"field `{f.name}` is declared twice in `{k.name}`", f.pos)
+                names.add(f.name)
+                self.type_of_ref(f.type)
+        for c in p.cards:
+            self.check_cards(c)
+        for z in p.zones.values():
+            self.check_zone(z)
+        for t in p.tokens.values():
+            self.check_token(t)
+        for v in p.vars.values():
+            if v.per not in (None, "player", "card"):
+                self.err("E209", f"`per {v.per}`: a var is global, `per player` or `per card`", v.pos)
+            want = self.type_of_ref(v.type)
+            got = self.expr(v.init, {})
+            if not _compatible(want, got):
+                self.err("E302", f"`{v.name}` is a {want} but starts as a {got}", v.init.pos)
+        for c in p.consts.values():
+            self.expr(c.value, {})
+        for d in p.defines.values():
+            self.define_type(d.name)
+        for e in p.events.values():
+            for prm in e.params:
+                self.type_of_ref(prm.type)
+        for proc in p.procs.values():
+            scope = {prm.name: self.type_of_ref(prm.type) for prm in proc.params}
+            self.block(proc.body, scope)
+        if p.setup:
+            self.block(p.setup.body, {})
+        if p.flow:
+            self.block(p.flow.body, {})
+        for t in p.triggers:
+            self.check_trigger(t)
+        if p.score:
+            for line in p.score.lines:
+                self.expect(line.value, {p.score.var: "player"}, "int")
+        if p.tiebreak:
+            for k in p.tiebreak.keys:
+                self.expect(k, {p.tiebreak.var: "player"}, "int")
+        for inv in p.invariants:
+            self.expect(inv.value, {}, "bool")
+
+    def check_option(self, o: n.OptionDecl) -> None:
+        if o.form == "simple":
+            kind = o.choices[0]
+            if kind not in ("bool", "int"):
+                self.err("E204", f"an option is `bool`, `int`, a range `1 to 4` or choices `a | b`; "
+                                 f"not `{kind}`", o.pos)
+                return
+            if not isinstance(o.default, n.Lit) or (kind == "bool") != isinstance(o.default.value, bool):
+                self.err("E302", f"option `{o.name}` needs a {kind} default", o.default.pos)
+        elif o.form == "range":
+            if o.low is None or o.high is None or o.low > o.high:
+                self.err("E308", "an option range goes from low to high", o.pos)
+            elif not (isinstance(o.default, n.Lit) and isinstance(o.default.value, int)
+                      and o.low <= o.default.value <= o.high):
+                self.err("E302", f"option `{o.name}` needs a default from {o.low} to {o.high}", o.default.pos)
+        else:
+            if not (isinstance(o.default, n.Name) and o.default.id in o.choices):
+                self.err("E210", f"the default of `{o.name}` must be one of {', '.join(o.choices)}",
+                         o.default.pos)
+
+    def check_cards(self, c: n.CardsDecl) -> None:
+        kind = self.p.kinds.get(c.kind)
+        if kind is None:
+            self.err("E205", f"unknown kind `{c.kind}`", c.pos, did_you_mean(c.kind, self.p.kinds))
+            return
+        fields = {f.name: self.type_of_ref(f.type) for f in kind.fields}
+        fields["name"] = "text"
+        fields["copies"] = "int"
+        if "name" not in c.columns:
+            self.err("E307", "a card table needs a `name` column", c.pos)
+        for col in c.columns:
+            if col not in fields:
+                self.err("E202", f"`{col}` is not a field of `{c.kind}`", c.pos, did_you_mean(col, fields))
+        missing = [f for f in fields if f not in c.columns and f != "copies"]
+        if missing:
+            self.err("E307", f"the table of `{c.kind}` has no column for {', '.join(missing)}", c.pos)
+        for row in c.rows:
+            if len(row.values) != len(c.columns):
+                self.err("E303", f"this row has {len(row.values)} values; the table has {len(c.columns)} "
+                                 f"columns ({', '.join(c.columns)})", row.pos)
+                continue
+            for col, value in zip(c.columns, row.values):
+                if not self.is_constant(value):
+                    self.err("E304", "card values must be constants", value.pos)
+                    continue
+                got = self.expr(value, {})
+                want = fields.get(col, "any")
+                if not _compatible(want, got):
+                    self.err("E302", f"`{col}` is a {want}; this is a {got}", value.pos)
+
+    def is_constant(self, e) -> bool:
+        if isinstance(e, n.Lit):
+            return True
+        if isinstance(e, n.Name):
+            return self.globals.get(e.id, ("",))[0] in ("member", "const", "choice")
+        if isinstance(e, n.ListLit):
+            return all(self.is_constant(i) for i in e.items)
+        if isinstance(e, n.MapLit):
+            return all(self.is_constant(v) for _, v in e.items)
+        if isinstance(e, n.Neg):
+            return self.is_constant(e.operand)
+        return False
+
+    def check_zone(self, z: n.ZoneDecl) -> None:
+        if z.per not in (None, "player"):
+            self.err("E209", f"`per {z.per}`: a zone is shared or `per player`", z.pos)
+        vis = [name for name, _, _ in z.props if name in registry.ZONE_VISIBILITY]
+        if len(vis) > 1:
+            self.err("E209", f"zone `{z.name}` has more than one visibility", z.pos)
+        for name, value, ppos in z.props:
+            if name not in registry.ZONE_PROPERTIES:
+                self.err("E209", f"unknown zone property `{name}`", ppos,
+                         did_you_mean(name, registry.ZONE_PROPERTIES))
+            elif name == "slots" and not isinstance(value, int):
+                self.err("E308", "`slots` needs a number", ppos)
+            elif name == "refill":
+                other = self.p.zones.get(value) if isinstance(value, str) else None
+                if other is None or other.per:
+                    self.err("E201", f"`refill` needs a shared zone; `{value}` is not one", ppos,
+                             did_you_mean(str(value), [k for k, v in self.p.zones.items() if not v.per]))
+            elif name in registry.ZONE_VISIBILITY and value is not None:
+                self.err("E209", f"`{name}` takes no value", ppos)
+
+    def check_token(self, t: n.TokenDecl) -> None:
+        for name, values, ppos in t.props:
+            if name not in registry.TOKEN_PROPERTIES:
+                self.err("E209", f"unknown token property `{name}`", ppos,
+                         did_you_mean(name, registry.TOKEN_PROPERTIES))
+            elif name == "supply" and (len(values) != 1 or not isinstance(values[0], int)):
+                self.err("E308", "`supply` needs one number", ppos)
+            elif name == "sides" and (len(values) < 2 or not all(isinstance(v, str) for v in values)):
+                self.err("E209", "`sides` names two or more sides", ppos)
+
+    def check_trigger(self, t: n.TriggerDecl) -> None:
+        if t.event in BUILTIN_EVENTS:
+            params = BUILTIN_EVENTS[t.event]
+        elif t.event in self.p.events:
+            params = tuple((prm.name, self.type_of_ref(prm.type)) for prm in self.p.events[t.event].params)
+        else:
+            self.err("E206", f"unknown event `{t.event}`", t.pos,
+                     did_you_mean(t.event, list(self.p.events) + list(BUILTIN_EVENTS)))
+            return
+        if len(t.names) != len(params):
+            self.err("E300", f"`{t.event}` has {len(params)} parameter(s); the trigger names {len(t.names)}",
+                     t.pos)
+        scope = {name: typ for name, (_, typ) in zip(t.names, params)}
+        if t.when is not None:
+            self.expect(t.when, scope, "bool")
+        self.block(t.body, dict(scope))
+
+    def define_type(self, name: str) -> str:
+        if name in self.define_types:
+            return self.define_types[name]
+        if name in self._define_busy:
+            d = self.p.defines[name]
+            self.err("E302", f"`{name}` is defined in terms of itself", d.pos)
+            return "any"
+        self._define_busy.add(name)
+        d = self.p.defines[name]
+        scope = {prm.name: self.type_of_ref(prm.type) for prm in (d.params or ())}
+        t = self.expr(d.value, scope)
+        self._define_busy.discard(name)
+        self.define_types[name] = t
+        return t
+
+    # ---- statements
+    def block(self, stmts, scope: dict) -> None:
+        scope = dict(scope)
+        for s in stmts:
+            self.stmt(s, scope)
+
+    def stmt(self, s, scope: dict) -> None:  # noqa: C901 - one dispatch over statement kinds
+        self.p.nodes_kept.append(s)
+        if isinstance(s, n.Let):
+            scope[s.name] = self.expr(s.value, scope)
+        elif isinstance(s, n.Set):
+            self.check_set(s, scope)
+        elif isinstance(s, n.Verb):
+            self.check_verb(s, scope)
+        elif isinstance(s, (n.Pass, n.EndGame, n.Fail)):
+            pass
+        elif isinstance(s, n.Log):
+            self.expr(s.text, scope)
+        elif isinstance(s, n.Emit):
+            ev = self.p.events.get(s.event)
+            if ev is None:
+                self.err("E206", f"unknown event `{s.event}`", s.pos, did_you_mean(s.event, self.p.events))
+                return
+            if len(s.args) != len(ev.params):
+                self.err("E300", f"`{s.event}` takes {len(ev.params)} value(s), not {len(s.args)}", s.pos)
+            for a, prm in zip(s.args, ev.params):
+                self.expect(a, scope, self.type_of_ref(prm.type))
+        elif isinstance(s, n.Start):
+            if s.modifier not in self.p.modifiers:
+                self.err("E207", f"unknown modifier `{s.modifier}`", s.pos,
+                         did_you_mean(s.modifier, self.p.modifiers))
+            if s.unit not in registry.DURATIONS:
+                self.err("E209", f"a modifier lasts until the end of a turn, round or game; not `{s.unit}`",
+                         s.pos, did_you_mean(s.unit, registry.DURATIONS))
+            if s.player is not None:
+                self.expect(s.player, scope, "player")
+        elif isinstance(s, n.If):
+            for cond, body in s.branches:
+                self.expect(cond, scope, "bool")
+                self.block(body, scope)
+            if s.orelse:
+                self.block(s.orelse, scope)
+        elif isinstance(s, n.For):
+            t = self.expr(s.source, scope)
+            if not (t.startswith("list:") or t == "zone" or t.startswith("enum_list:") or t == "any"):
+                self.err("E302", f"`for` needs a list or a zone; this is a {t}", s.source.pos)
+            inner = dict(scope)
+            inner[s.var] = elem_type(t)
+            self.block(s.body, inner)
+        elif isinstance(s, n.While):
+            self.expect(s.cond, scope, "bool")
+            if s.limit is not None and s.limit <= 0:
+                self.err("E308", "`max` must be at least 1", s.pos)
+            self.block(s.body, scope)
+        elif isinstance(s, n.Repeat):
+            self.expect(s.count, scope, "int")
+            self.block(s.body, scope)
+        elif isinstance(s, n.Turn):
+            self.expect(s.player, scope, "player")
+            self.block(s.body, scope)
+        elif isinstance(s, n.Round):
+            self.block(s.body, scope)
+        elif isinstance(s, n.Pick):
+            t = self.expr(s.source, scope)
+            if not (t.startswith("list:") or t == "zone" or t.startswith("enum_list:") or t == "any"):
+                self.err("E302", f"`choose` picks from a list or a zone; this is a {t}", s.source.pos)
+            scope[s.var] = elem_type(t)
+            if s.cond is not None:
+                self.expect(s.cond, scope, "bool")
+            if s.by is not None:
+                self.expect(s.by, scope, "player")
+            if s.label is not None:
+                self.expr(s.label, scope)
+        elif isinstance(s, n.Menu):
+            if s.by is not None:
+                self.expect(s.by, scope, "player")
+            for o in s.options:
+                self.p.nodes_kept.append(o)
+                self.expr(o.label, scope)
+                if o.when is not None:
+                    self.expect(o.when, scope, "bool")
+                if o.cost is not None:
+                    self.expect(o.cost[0], scope, "int")
+                    if o.cost[1] not in self.p.tokens:
+                        self.err("E208", f"unknown token `{o.cost[1]}`", o.pos, did_you_mean(o.cost[1], self.p.tokens))
+                if o.once is not None and o.once not in registry.ONCE_PER:
+                    self.err("E209", f"`once per {o.once}`: once per turn, round or game", o.pos)
+                self.block(o.body, scope)
+        elif isinstance(s, n.May):
+            if s.by is not None:
+                self.expect(s.by, scope, "player")
+            self.block(s.body, scope)
+        else:  # pragma: no cover - the parser makes no other statements
+            self.err("E306", f"unexpected statement {type(s).__name__}", s.pos)
+
+    def check_set(self, s: n.Set, scope: dict) -> None:
+        t = s.target
+        if isinstance(t, n.Name):
+            if t.id in scope:
+                want = scope[t.id]
+                self.p.resolved[id(t)] = ("local", t.id)
+            elif self.globals.get(t.id, ("",))[0] == "var":
+                want = self.type_of_ref(self.globals[t.id][1].type)
+                self.p.resolved[id(t)] = ("var", t.id)
+            else:
+                cands = list(scope) + [k for k, v in self.globals.items() if v[0] == "var"]
+                self.err("E305", f"`{t.id}` is not a variable that can be set", t.pos, did_you_mean(t.id, cands))
+                return
+        elif isinstance(t, n.Attr):
+            want = self.expr(t, scope)
+            res = self.p.resolved.get(id(t))
+            if not res or res[0] not in ("pvar", "cvar"):
+                self.err("E305", f"`.{t.name}` cannot be set; only `var ... per player/card` values can", t.pos)
+                return
+        else:
+            self.err("E305", "only a variable or `x.var` can be set", s.pos)
+            return
+        self.p.nodes_kept.append(t)
+        got = self.expr(s.value, scope)
+        if s.op in ("+=", "-=") and not _compatible("int", want):
+            self.err("E302", f"`{s.op}` needs a number; the target is a {want}", s.pos)
+        elif not _compatible(want, got) and not (want.startswith("list:") and got.startswith("list:")):
+            self.err("E302", f"the target is a {want}; the value is a {got}", s.value.pos)
+
+    def check_verb(self, s: n.Verb, scope: dict) -> None:
+        if s.name in self.p.procs:
+            proc = self.p.procs[s.name]
+            if s.clauses or s.unit:
+                self.err("E301", f"procedure `{s.name}` takes plain arguments: `{s.name} a, b`", s.pos)
+            if len(s.args) != len(proc.params):
+                self.err("E300", f"`{s.name}` takes {len(proc.params)} argument(s), not {len(s.args)}", s.pos)
+            for a, prm in zip(s.args, proc.params):
+                self.expect(a, scope, self.type_of_ref(prm.type))
+            self.p.resolved[id(s)] = ("proc", s.name)
+            return
+        b = registry.BY_NAME.get(s.name)
+        if b is None or b.kind != "effect":
+            cands = list(registry.EFFECT_NAMES) + list(self.p.procs)
+            self.err("E203", f"unknown effect or procedure `{s.name}`", s.pos, did_you_mean(s.name, cands))
+            for a in s.args:
+                self.expr(a, scope)
+            return
+        self.p.resolved[id(s)] = ("effect", s.name)
+        positional = [prm for prm in b.params if prm.clause is None]
+        args = list(s.args)
+        bound: dict[str, object] = {}
+        if s.unit is not None:
+            # `gain 1 funds ...`: the amount, then the token named after it.
+            if len(positional) < 2 or positional[1].type != "token":
+                self.err("E301", f"`{s.name}` does not take an amount of tokens", s.pos)
+                return
+            if s.unit not in self.p.tokens:
+                self.err("E208", f"unknown token `{s.unit}`", s.pos, did_you_mean(s.unit, self.p.tokens))
+            bound["token"] = s.unit
+        need_pos = [prm for prm in positional if prm.name not in bound]
+        if len(args) > len(need_pos) or len(args) < len([p for p in need_pos if not p.optional]):
+            self.err("E300", f"`{s.name}` takes {len(need_pos)} value(s) before its clauses, not {len(args)}",
+                     s.pos, self.verb_usage(b))
+        for a, prm in zip(args, need_pos):
+            self.expect(a, scope, prm.type)
+        by_clause = {prm.clause: prm for prm in b.params if prm.clause}
+        used = set()
+        for word, value in s.clauses:
+            prm = by_clause.get(word)
+            if prm is None:
+                self.err("E301", f"`{s.name}` takes no `{word}` clause", value.pos, self.verb_usage(b))
+                self.expr(value, scope)
+                continue
+            if word in used:
+                self.err("E301", f"`{word}` is given twice", value.pos)
+            used.add(word)
+            if prm.type == "binding":
+                if not isinstance(value, n.Name):
+                    self.err("E302", "`as` needs a plain name", value.pos)
+                else:
+                    scope[value.id] = "list:card"
+                    self.p.resolved[id(value)] = ("bind", value.id)
+                continue
+            if prm.type == "side":
+                self.check_side(value)
+                continue
+            self.expect(value, scope, prm.type)
+        for word, prm in by_clause.items():
+            if not prm.optional and word not in used:
+                self.err("E301", f"`{s.name}` needs a `{word}` clause ({prm.doc})", s.pos, self.verb_usage(b))
+
+    def check_side(self, value) -> None:
+        if not isinstance(value, n.Name) or self.globals.get(value.id, ("",))[0] != "side":
+            sides = [k for k, v in self.globals.items() if v[0] == "side"]
+            self.err("E201", "expected the name of a token side", value.pos,
+                     did_you_mean(getattr(value, "id", ""), sides))
+        else:
+            self.p.types[id(value)] = "side"
+            self.p.resolved[id(value)] = ("side", value.id)
+            self.p.nodes_kept.append(value)
+
+    @staticmethod
+    def verb_usage(b: registry.Builtin) -> str:
+        parts = []
+        for prm in b.params:
+            piece = f"{prm.clause} <{prm.name}>" if prm.clause else f"<{prm.name}>"
+            parts.append(f"[{piece}]" if prm.optional else piece)
+        return f"usage: {b.name} {' '.join(parts)}"
+
+    # ---- expressions
+    def expect(self, e, scope: dict, want: str) -> str:
+        got = self.expr(e, scope)
+        if not _compatible(want, got):
+            self.err("E302", f"expected a {want}, got a {got}", e.pos)
+        return got
+
+    def expr(self, e, scope: dict) -> str:
+        t = self._expr(e, scope)
+        self.p.types[id(e)] = t
+        self.p.nodes_kept.append(e)
+        return t
+
+    def _expr(self, e, scope: dict) -> str:  # noqa: C901 - one dispatch over expression kinds
+        if isinstance(e, n.Lit):
+            v = e.value
+            return ("bool" if isinstance(v, bool) else "int" if isinstance(v, int)
+                    else "text" if isinstance(v, str) else "none")
+        if isinstance(e, n.Template):
+            for part in e.parts:
+                if not isinstance(part, str):
+                    self.expr(part, scope)
+            return "text"
+        if isinstance(e, n.Name):
+            return self.name(e, scope)
+        if isinstance(e, n.Attr):
+            return self.attr(e, scope)
+        if isinstance(e, n.Index):
+            t = self.expr(e.obj, scope)
+            if t.startswith("bag:"):
+                self.expect(e.index, scope, "enum:" + t[4:])
+                return "int"
+            it = self.expr(e.index, scope)
+            if t.startswith("list:") or t == "zone":
+                if not _compatible("int", it):
+                    self.err("E302", f"a list is indexed by a number, not a {it}", e.index.pos)
+                return elem_type(t)
+            if t in ("map", "any"):
+                return "any"
+            self.err("E302", f"a {t} cannot be indexed", e.pos)
+            return "any"
+        if isinstance(e, n.Gen):
+            return self.gen(e, scope)
+        if isinstance(e, n.Call):
+            return self.call(e, scope)
+        if isinstance(e, n.BinOp):
+            a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+            if e.op == "+" and (a.startswith("list:") or a.startswith("bag:")):
+                return a
+            if e.op == "-" and a.startswith("bag:"):
+                return a
+            for side, t in ((e.left, a), (e.right, b)):
+                if not _compatible("int", t):
+                    self.err("E302", f"`{e.op}` needs numbers; this is a {t}", side.pos)
+            return "int"
+        if isinstance(e, n.Compare):
+            a = self.expr(e.left, scope)
+            b = self.expr(e.right, scope)
+            if e.op in ("in", "notin"):
+                if not (b.startswith("list:") or b in ("zone", "any", "map") or b.startswith("bag:")
+                        or b.startswith("enum_list:")):
+                    self.err("E302", f"`in` needs a list or zone on its right; this is a {b}", e.right.pos)
+            elif e.op in ("<", "<=", ">", ">="):
+                for side, t in ((e.left, a), (e.right, b)):
+                    if not _compatible("int", t):
+                        self.err("E302", f"`{e.op}` compares numbers; this is a {t}", side.pos)
+            return "bool"
+        if isinstance(e, n.Is):
+            self.expr(e.obj, scope)
+            if e.kind not in self.p.kinds:
+                self.err("E205", f"unknown kind `{e.kind}`", e.pos, did_you_mean(e.kind, self.p.kinds))
+            return "bool"
+        if isinstance(e, n.BoolOp):
+            self.expr(e.left, scope)
+            self.expr(e.right, scope)
+            return "bool"
+        if isinstance(e, n.Not):
+            self.expr(e.operand, scope)
+            return "bool"
+        if isinstance(e, n.Neg):
+            return self.expect(e.operand, scope, "int")
+        if isinstance(e, n.Cond):
+            self.expr(e.test, scope)
+            a = self.expr(e.then, scope)
+            b = self.expr(e.orelse, scope)
+            return a if a not in ("none", "any") else b
+        if isinstance(e, n.ListLit):
+            types = [self.expr(i, scope) for i in e.items]
+            if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
+                return types[0]
+            first = next((t for t in types if t not in ("none", "any")), "any")
+            return f"list:{first}"
+        if isinstance(e, n.MapLit):
+            keys = [k for k, _ in e.items]
+            for _, v in e.items:
+                self.expr(v, scope)
+            enums = {self.p.member_enum.get(k) for k in keys if isinstance(k, str)}
+            if keys and all(isinstance(k, str) for k in keys):
+                if None in enums or len(enums) != 1:
+                    bad = next((k for k in keys if k not in self.p.member_enum), keys[0])
+                    self.err("E201", f"`{bad}` is not an enum member; a bag's keys are members of one enum",
+                             e.pos, did_you_mean(str(bad), self.p.member_enum))
+                    return "bag:any"
+                return f"bag:{enums.pop()}"
+            return "map"
+        self.err("E306", f"unexpected expression {type(e).__name__}", e.pos)
+        return "any"
+
+    def name(self, e: n.Name, scope: dict) -> str:
+        if e.id in scope:
+            self.p.resolved[id(e)] = ("local", e.id)
+            return scope[e.id]
+        g = self.globals.get(e.id)
+        if g is None:
+            cands = list(scope) + [k for k, v in self.globals.items()
+                                   if v[0] not in ("proc", "event", "pzone", "pvar", "cvar", "kind")]
+            hint = did_you_mean(e.id, cands)
+            pz = [k for k, v in self.globals.items() if v[0] in ("pzone", "pvar")]
+            if e.id in pz:
+                hint = f"`{e.id}` belongs to each player: write `p.{e.id}`"
+            self.err("E201", f"unknown name `{e.id}`", e.pos, hint)
+            return "any"
+        cat, info = g
+        self.p.resolved[id(e)] = (cat, e.id)
+        if cat == "builtin":
+            return norm_type(info.returns)
+        if cat == "enum":
+            return f"list:enum:{e.id}"
+        if cat == "member":
+            return f"enum:{info}"
+        if cat == "option":
+            o = info
+            if o.form == "choice":
+                return f"choice:{o.name}"
+            return "int" if o.form == "range" or o.choices[0] == "int" else "bool"
+        if cat == "choice":
+            return f"choice:{info}"
+        if cat == "const":
+            return self.p.types.get(id(info.value)) or self.expr(info.value, {})
+        if cat == "var":
+            return self.type_of_ref(info.type)
+        if cat == "zone":
+            return "zone"
+        if cat == "define":
+            if info.params:
+                self.err("E300", f"`{e.id}` takes arguments: `{e.id}(...)`", e.pos)
+            return self.define_type(e.id)
+        if cat in ("token", "modifier", "kind", "side"):
+            return cat
+        if cat in ("pzone", "pvar", "cvar"):
+            self.err("E201", f"`{e.id}` belongs to each {'card' if cat == 'cvar' else 'player'}: "
+                             f"write `p.{e.id}`", e.pos)
+            return "any"
+        self.err("E302", f"`{e.id}` is a {cat} and cannot be used as a value", e.pos)
+        return "any"
+
+    def attr(self, e: n.Attr, scope: dict) -> str:
+        t = self.expr(e.obj, scope)
+        name = e.name
+        g = self.globals.get(name, ("", None))
+        if t == "player":
+            if g[0] == "pvar":
+                self.p.resolved[id(e)] = ("pvar", name)
+                return self.type_of_ref(g[1].type)
+            if g[0] == "pzone":
+                self.p.resolved[id(e)] = ("pzone", name)
+                return "zone"
+            if g[0] == "token":
+                self.p.resolved[id(e)] = ("tokens", name)
+                return "int"
+            cands = [k for k, v in self.globals.items() if v[0] in ("pvar", "pzone", "token")]
+        elif t == "card":
+            fields = {}
+            for k in self.p.kinds.values():
+                for f in k.fields:
+                    fields.setdefault(f.name, f.type)
+            if name == "name":
+                self.p.resolved[id(e)] = ("field", name)
+                return "text"
+            if name in fields:
+                self.p.resolved[id(e)] = ("field", name)
+                return self.type_of_ref(fields[name])
+            if g[0] == "cvar":
+                self.p.resolved[id(e)] = ("cvar", name)
+                return self.type_of_ref(g[1].type)
+            if g[0] == "token":
+                self.p.resolved[id(e)] = ("tokens", name)
+                return "int"
+            cands = list(fields) + ["name"] + [k for k, v in self.globals.items() if v[0] in ("cvar", "token")]
+        elif t.startswith("enum:") or t == "holder":
+            if g[0] == "token":
+                self.p.resolved[id(e)] = ("tokens", name)
+                return "int"
+            cands = list(self.p.tokens)
+        elif t == "any":
+            self.p.resolved[id(e)] = ("dynamic", name)
+            return "any"
+        else:
+            self.err("E202", f"a {t} has no attribute `{name}`", e.pos)
+            return "any"
+        self.err("E202", f"a {t} has no `{name}`", e.pos, did_you_mean(name, cands))
+        return "any"
+
+    def gen(self, e: n.Gen, scope: dict) -> str:
+        t = self.expr(e.source, scope)
+        if not (t.startswith("list:") or t == "zone" or t == "any"):
+            self.err("E302", f"`for ... in` needs a list or a zone; this is a {t}", e.source.pos)
+        inner = dict(scope)
+        inner[e.var] = elem_type(t)
+        if e.cond is not None:
+            self.expect(e.cond, inner, "bool")
+        if e.elem is None:
+            return f"list:{elem_type(t)}"
+        return f"list:{self.expr(e.elem, inner)}"
+
+    def call(self, e: n.Call, scope: dict) -> str:
+        if e.func in self.p.defines:
+            d = self.p.defines[e.func]
+            params = d.params or ()
+            if len(e.args) != len(params) or e.kwargs:
+                self.err("E300", f"`{e.func}` takes {len(params)} argument(s), not {len(e.args)}", e.pos)
+            for a, prm in zip(e.args, params):
+                self.expect(a, scope, self.type_of_ref(prm.type))
+            self.p.resolved[id(e)] = ("define", e.func)
+            return self.define_type(e.func)
+        b = registry.BY_NAME.get(e.func)
+        if b is None or b.kind != "function":
+            cands = list(registry.FUNCTION_NAMES) + list(self.p.defines)
+            hint = did_you_mean(e.func, cands)
+            if e.func in registry.EFFECT_NAMES or e.func in self.p.procs:
+                hint = f"`{e.func}` is an effect: use it as a statement, not inside an expression"
+            self.err("E203", f"unknown function `{e.func}`", e.pos, hint)
+            for a in e.args:
+                self.expr(a, scope)
+            return "any"
+        self.p.resolved[id(e)] = ("builtin", e.func)
+        if e.kwargs:
+            self.err("E300", f"`{e.func}` takes no named arguments", e.pos)
+        arg_types = []
+        if b.variadic and len(e.args) > 1:
+            for a in e.args:
+                arg_types.append(self.expect(a, scope, "int"))
+            return norm_type(b.returns)
+        need = [prm for prm in b.params if not prm.optional]
+        if not (len(need) <= len(e.args) <= len(b.params)):
+            self.err("E300", f"`{e.func}` takes {len(b.params)} argument(s), not {len(e.args)}", e.pos,
+                     f"{e.func}({', '.join(prm.name for prm in b.params)}): {b.doc}")
+        for a, prm in zip(e.args, b.params):
+            if prm.type == "kind":
+                if not (isinstance(a, n.Name) and a.id in self.p.kinds):
+                    self.err("E205", "expected the name of a kind", a.pos,
+                             did_you_mean(getattr(a, "id", ""), self.p.kinds))
+                else:
+                    self.p.resolved[id(a)] = ("kind", a.id)
+                    self.p.types[id(a)] = "kind"
+                    self.p.nodes_kept.append(a)
+                arg_types.append("kind")
+            elif prm.type == "side":
+                self.check_side(a)
+                arg_types.append("side")
+            elif prm.type == "modifier":
+                if not (isinstance(a, n.Name) and a.id in self.p.modifiers):
+                    self.err("E207", "expected the name of a modifier", a.pos,
+                             did_you_mean(getattr(a, "id", ""), self.p.modifiers))
+                arg_types.append(self.expr(a, scope))
+            else:
+                arg_types.append(self.expect(a, scope, prm.type))
+        if b.returns in ("any", "list") and arg_types:
+            first = arg_types[0]
+            if e.func in ("first", "last"):
+                return elem_type(first)
+            if e.func in ("reversed", "distinct", "take"):
+                return "list:card" if first == "zone" else first
+            if e.func == "flatten":
+                inner = elem_type(first)
+                return inner if inner.startswith("list:") else "list:any"
+        if e.func == "bag" and arg_types:
+            inner = elem_type(arg_types[0])
+            return "bag:" + inner[5:] if inner.startswith("enum:") else "bag:any"
+        return norm_type(b.returns)
+
+
+def check(modules: list[n.Module], sources: dict[str, str] | None = None) -> Program:
+    """Check parsed modules; returns the Program or raises RuleError with every diagnostic."""
+    c = _Checker(modules)
+    c.collect()
+    c.build_globals()
+    c.check_decls()
+    if c.diags:
+        raise RuleError(c.diags, sources)
+    return c.p
