@@ -1,0 +1,21 @@
+"""Shared test set-up: hypothesis profiles and the games under test.
+
+Profiles: `dev` (default, fast), `ci` (what .ci/run uses), `thorough` (many examples; select
+with HYPOTHESIS_PROFILE=thorough, and run the slow marker with `pytest -m slow`).
+"""
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+settings.register_profile("dev", max_examples=15, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=300, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
