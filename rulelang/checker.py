@@ -355,10 +355,13 @@ class _Checker:
                                  f"columns ({', '.join(c.columns)})", row.pos)
                 continue
             for col, value in zip(c.columns, row.values):
+                before = len(self.diags)
+                got = self.expr(value, {})
+                if len(self.diags) > before:
+                    continue
                 if not self.is_constant(value):
                     self.err("E304", "card values must be constants", value.pos)
                     continue
-                got = self.expr(value, {})
                 want = fields.get(col, "any")
                 if not _compatible(want, got):
                     self.err("E302", f"`{col}` is a {want}; this is a {got}", value.pos)

@@ -101,15 +101,18 @@ def format_diagnostics(diags: list[Diagnostic], sources: dict[str, str] | None =
 
 
 def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: a swap of two neighbours counts as one edit."""
     if a == b:
         return 0
-    prev = list(range(len(b) + 1))
+    rows = [list(range(len(b) + 1))]
     for i, ca in enumerate(a, 1):
-        cur = [i]
+        row = [i] + [0] * len(b)
         for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def suggest(name: str, candidates) -> str | None:
@@ -119,10 +122,10 @@ def suggest(name: str, candidates) -> str | None:
         d = edit_distance(name.lower(), c.lower())
         if best_d is None or d < best_d:
             best, best_d = c, d
-    if best is None:
+    if best is None or best_d is None:
         return None
-    limit = max(1, len(name) // 3)
-    return best if best_d is not None and best_d <= limit else None
+    limit = 1 if len(name) <= 3 else 2 if len(name) <= 8 else 3
+    return best if best_d <= limit else None
 
 
 def did_you_mean(name: str, candidates) -> str | None:

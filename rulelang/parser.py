@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.indenter import Indenter
+from lark.indenter import DedentError, Indenter
 
 from . import nodes as n
 from .diagnostics import Diagnostic, RuleError
@@ -524,6 +524,11 @@ def parse_text(text: str, path: str = "<string>") -> n.Module:
         tree = _lark().parse(text, start="start")
     except UnexpectedInput as err:
         raise RuleError([_syntax_diagnostic(err, path)], {path: text}) from None
+    except DedentError as err:
+        line = _dedent_line(text, str(err))
+        raise RuleError([Diagnostic("E102", "this line's indentation matches no enclosing block",
+                                    n.Pos(path, line, 1), "indent it as far as a line above it")],
+                        {path: text}) from None
     except RecursionError:
         raise RuleError([Diagnostic("E102", "the file is nested too deeply to read",
                                     n.Pos(path, 1, 1))], {path: text}) from None
@@ -532,6 +537,23 @@ def parse_text(text: str, path: str = "<string>") -> n.Module:
     if bad:
         raise RuleError(bad, {path: text})
     return module
+
+
+def _dedent_line(text: str, message: str) -> int:
+    """Lark's DedentError has no position: find the first line that dedents to a column no block used."""
+    stack = [0]
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        if indent > stack[-1]:
+            stack.append(indent)
+        elif indent < stack[-1]:
+            while stack and indent < stack[-1]:
+                stack.pop()
+            if not stack or stack[-1] != indent:
+                return lineno
+    return 1
 
 
 def parse_expr(text: str, pos: n.Pos) -> n.Expr:

@@ -1,0 +1,131 @@
+"""The checker's messages, by example: each broken snippet and the diagnostic it must give.
+
+The prelude declares a small game; each case adds a few lines with one mistake.
+"""
+
+import pytest
+
+from rulelang.checker import check
+from rulelang.diagnostics import RuleError
+from rulelang.parser import parse_text
+
+PRELUDE = '''game "T"
+players 2 to 4
+enum color: red, blue
+kind house:
+    color: color
+    profit: int
+cards house (name, color, profit):
+    "A", red, 1
+zone deck: hidden
+zone hand per player: owner
+token funds: supply 10, sides normal black
+var built per player: int = 0
+event built_house(p: player, h: card)
+modifier bargains
+flow:
+    pass
+'''
+
+CASES = [
+    # (snippet, code, words in the message, words in the hint)
+    ("procedure f(p: player):\n    gain 1 fnuds to p\n", "E208", "unknown token `fnuds`", "`funds`"),
+    ("procedure f(p: player):\n    move first(p.hnad) to deck\n", "E202", "has no `hnad`", "`hand`"),
+    ("procedure f(p: player):\n    shufle deck\n", "E203", "unknown effect or procedure `shufle`", "`shuffle`"),
+    ("procedure f(p: player):\n    let x = cuont(deck)\n", "E203", "unknown function `cuont`", "`count`"),
+    ("procedure f(p: player):\n    move first(deck) into p.hand\n", "E301", "no `into` clause", "usage: move"),
+    ("procedure f(p: player):\n    move first(deck)\n", "E301", "needs a `to` clause", "usage: move"),
+    ("procedure f(p: player):\n    let x = hand\n", "E201", "belongs to each player: write `p.hand`", None),
+    ("procedure f(p: player):\n    let x = [h in deck where h is hosue]\n", "E205", "unknown kind `hosue`",
+     "`house`"),
+    ("procedure f(p: player):\n    let x = first(deck).colour\n", "E202", "has no `colour`", "`color`"),
+    ("procedure f(p: player):\n    set built += 1\n", "E305", "not a variable that can be set", None),
+    ("procedure f(p: player):\n    set p.hand = 1\n", "E305", "cannot be set", None),
+    ("procedure f(p: player):\n    emit built_hose p, first(deck)\n", "E206", "unknown event", "`built_house`"),
+    ("procedure f(p: player):\n    emit built_house p\n", "E300", "takes 2 value(s), not 1", None),
+    ("procedure f(p: player):\n    start bargins until end of turn\n", "E207", "unknown modifier", "`bargains`"),
+    ("procedure f(p: player):\n    start bargains until end of week\n", "E209", "until the end of", None),
+    ("procedure f(p: player):\n    g p, p\nprocedure g(p: player):\n    pass\n", "E300",
+     "takes 1 argument(s), not 2", None),
+    ("procedure f(p: player):\n    if p.built:\n        pass\n", "E302", "expected a bool", None),
+    ("procedure f(p: player):\n    let x = p.built + red\n", "E302", "needs numbers", None),
+    ("procedure f(p: player):\n    for x in 3:\n        pass\n", "E302", "needs a list or a zone", None),
+    ("cards house (name, color, profit):\n    \"B\", red\n", "E303", "has 2 values; the table has 3", None),
+    ("cards house (name, color, profit):\n    \"B\", green, 1\n", "E201", "unknown name `green`", None),
+    ("cards house (name, colour, profit):\n    \"B\", red, 1\n", "E202", "not a field of `house`", "`color`"),
+    ("zone market: public, slot 4\n", "E209", "unknown zone property `slot`", "`slots`"),
+    ("zone market: public, refill dekc\n", "E201", "`refill` needs a shared zone", "`deck`"),
+    ("token gems: suply 3\n", "E209", "unknown token property", "`supply`"),
+    ("option mode: a | b = c\n", "E210", "must be one of a, b", None),
+    ("kind card2:\n    value: nubmer\n", "E204", "unknown type `nubmer`", None),
+    ("zone deck: public\n", "E200", "declared twice", "replace"),
+    ("on turn_ends(p):\n    pass\n", "E206", "unknown event", "`turn_end`"),
+    ("define v(p: player) = v(p)\n", "E302", "in terms of itself", None),
+    ("remove kind hosue\n", "E211", "no kind `hosue`", "`house`"),
+    ("score p:\n    a: p.built > 1\n", "E302", "expected a int, got a bool", None),
+    ("procedure f(p: player):\n    choose:\n        option \"A\" cost 1 gold:\n            pass\n", "E208",
+     "unknown token `gold`", None),
+]
+
+
+@pytest.mark.parametrize("snippet, code, message, hint", CASES)
+def test_broken_snippet_gives_its_diagnostic(snippet, code, message, hint):
+    text = PRELUDE + snippet
+    with pytest.raises(RuleError) as err:
+        check([parse_text(text, "case.rules")], {"case.rules": text})
+    found = [d for d in err.value.diagnostics if d.code == code and message in d.message]
+    assert found, str(err.value)
+    d = found[0]
+    assert message in d.message, str(err.value)
+    if hint:
+        assert d.hint and hint in d.hint, str(err.value)
+    # the position points into the snippet, not the prelude
+    assert d.pos.line > PRELUDE.count("\n"), str(err.value)
+
+
+def test_every_error_is_reported_in_one_run():
+    text = PRELUDE + "procedure f(p: player):\n    shufle deck\n    gain 1 fnuds to p\n    let x = nope\n"
+    with pytest.raises(RuleError) as err:
+        check([parse_text(text, "case.rules")], {"case.rules": text})
+    assert [d.code for d in err.value.diagnostics] == ["E203", "E208", "E201"]
+
+
+def test_formatted_diagnostic_has_position_source_line_and_caret():
+    text = PRELUDE + "procedure f(p: player):\n    gain 1 fnuds to p\n"
+    with pytest.raises(RuleError) as err:
+        check([parse_text(text, "case.rules")], {"case.rules": text})
+    lines = str(err.value).splitlines()
+    line_no = PRELUDE.count("\n") + 2
+    assert lines[0] == f"case.rules:{line_no}:5: E208 unknown token `fnuds`"
+    assert lines[1] == "        gain 1 fnuds to p"
+    assert lines[2] == "        ^"
+    assert lines[3] == "    hint: did you mean `funds`?"
+
+
+def test_suggestions_come_only_from_names_valid_there():
+    # `built` is a per-player var; as a bare name the hint says how to reach it, not a spelling.
+    text = PRELUDE + "procedure f(p: player):\n    let x = built\n"
+    with pytest.raises(RuleError) as err:
+        check([parse_text(text, "case.rules")], {"case.rules": text})
+    assert "write `p.built`" in err.value.diagnostics[0].message
+
+
+def test_the_prelude_itself_is_clean():
+    check([parse_text(PRELUDE, "case.rules")])
+
+
+@pytest.mark.parametrize("text, code, where", [
+    ('game "T"\nflow:\n    pass\n  pass\n', "E102", (4, 1)),
+    ('game "T"\nflow:\n', "E103", None),
+    ('game "T"\nflow:\n    let x = (1 +\n', "E102", None),
+    ('game "T"\nflow:\n    let x = 1 $ 2\n', "E101", (3, 15)),
+    ('game "T\n', "E101", (1, 6)),
+    ("[" * 500, "E102", (1, 61)),
+])
+def test_syntax_errors(text, code, where):
+    with pytest.raises(RuleError) as err:
+        parse_text(text, "s.rules")
+    d = err.value.diagnostics[0]
+    assert d.code == code, str(err.value)
+    if where:
+        assert (d.pos.line, d.pos.col) == where, str(err.value)
