@@ -588,7 +588,7 @@ class _Checker:
         args = list(s.args)
         bound: dict[str, object] = {}
         if s.unit is not None:
-            # `gain 1 funds ...`: the amount, then the token named after it.
+            # `gain 1 coin ...`: the amount, then the token named after it.
             if len(positional) < 2 or positional[1].type != "token":
                 self.err("E301", f"`{s.name}` does not take an amount of tokens", s.pos)
                 return

@@ -168,7 +168,7 @@ class Set:
 
 @attrs.frozen
 class Verb:
-    """An effect or a procedure call: ``draw 2 from deck to p.hand``, ``gain 1 funds to p``."""
+    """An effect or a procedure call: ``draw 2 from deck to p.hand``, ``gain 1 coin to p``."""
 
     name: str
     args: tuple
