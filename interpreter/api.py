@@ -1,6 +1,6 @@
 """The small public API: load a game, start one, and play it through decisions.
 
-    game = load("games/off_plan", options={...})
+    game = load("games/my_game", options={...})
     state = game.new_game(players=4, seed=1)
     while not state.is_over:
         player = state.decision.players[0]
@@ -267,7 +267,7 @@ class State:
         if p is None or self.s.over or (player is not None and player != p.player):
             return []
         d = self.s.decisions
-        return [Action(p.player, v, lab, d) for v, lab in zip(p.values, p.labels)]
+        return [Action(p.player, v, lab, d) for v, lab in zip(p.values, p.labels, strict=False)]
 
     def apply(self, action: Action) -> None:
         """Apply a legal action; an illegal one raises IllegalAction and changes nothing."""

@@ -8,7 +8,8 @@ here runs during play except the closures it builds; syntax trees are never walk
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -406,7 +407,7 @@ class _Compiler:
         body = self.defines[name][1]
         if not args:
             return lambda m, L: body(m, {})
-        return lambda m, L: body(m, {k: f(m, L) for k, f in zip(params, args)})
+        return lambda m, L: body(m, {k: f(m, L) for k, f in zip(params, args, strict=False)})
 
     # ---- statements ----------------------------------------------------------------------
     def code(self, key: str, body) -> None:
@@ -556,7 +557,7 @@ class _Compiler:
             key = f"proc:{name}"
 
             def call_proc(m, fr):
-                values = {p: f(m, fr.locals) for p, f in zip(params, args)}
+                values = {p: f(m, fr.locals) for p, f in zip(params, args, strict=False)}
                 fr.pc += 1
                 m.push(key, values, pos)
             return call_proc
@@ -569,7 +570,7 @@ class _Compiler:
         if s.unit is not None:
             consts["token"] = s.unit
             positional = [prm for prm in positional if prm.name != "token"]
-        for a, prm in zip(s.args, positional):
+        for a, prm in zip(s.args, positional, strict=False):
             kw[prm.name] = self.param(a, prm)
         by_clause = {prm.clause: prm for prm in b.params if prm.clause}
         for word, value in s.clauses:
@@ -943,7 +944,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     by_kind: dict[str, list[int]] = {}
     for table in p.cards:
         for row in table.rows:
-            values = {col: c.expr(v)(None, {}) for col, v in zip(table.columns, row.values)}
+            values = {col: c.expr(v)(None, {}) for col, v in zip(table.columns, row.values, strict=False)}
             copies = values.pop("copies", 1)
             if not isinstance(copies, int) or copies < 0 or copies > 10_000:
                 raise RuleRuntimeError(f"copies must be a number from 0 to 10000, not {copies!r}", row.pos)

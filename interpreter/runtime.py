@@ -65,7 +65,7 @@ class Machine:
     # ---- events and lasting modifiers
     def emit(self, event: str, args: list, pos=None) -> None:
         for code_key, names, when in reversed(self.game.triggers.get(event, ())):
-            local_values = dict(zip(names, args))
+            local_values = dict(zip(names, args, strict=False))
             if when is None or when(self, local_values):
                 self.push(code_key, local_values, pos)
 

@@ -208,7 +208,7 @@ class _Checker:
         for name, e in self.enum_decls.items():
             self.p.enums[name] = e.members
             g[name] = ("enum", name)
-            for m, mpos in zip(e.members, e.member_pos):
+            for m, mpos in zip(e.members, e.member_pos, strict=False):
                 if m in self.p.member_enum:
                     self.err("E200", f"enum member `{m}` is already a member of `{self.p.member_enum[m]}`", mpos)
                 self.p.member_enum[m] = name
@@ -354,7 +354,7 @@ class _Checker:
                 self.err("E303", f"this row has {len(row.values)} values; the table has {len(c.columns)} "
                                  f"columns ({', '.join(c.columns)})", row.pos)
                 continue
-            for col, value in zip(c.columns, row.values):
+            for col, value in zip(c.columns, row.values, strict=False):
                 before = len(self.diags)
                 got = self.expr(value, {})
                 if len(self.diags) > before:
@@ -421,7 +421,7 @@ class _Checker:
         if len(t.names) != len(params):
             self.err("E300", f"`{t.event}` has {len(params)} parameter(s); the trigger names {len(t.names)}",
                      t.pos)
-        scope = {name: typ for name, (_, typ) in zip(t.names, params)}
+        scope = {name: typ for name, (_, typ) in zip(t.names, params, strict=False)}
         if t.when is not None:
             self.expect(t.when, scope, "bool")
         self.block(t.body, dict(scope))
@@ -466,7 +466,7 @@ class _Checker:
                 return
             if len(s.args) != len(ev.params):
                 self.err("E300", f"`{s.event}` takes {len(ev.params)} value(s), not {len(s.args)}", s.pos)
-            for a, prm in zip(s.args, ev.params):
+            for a, prm in zip(s.args, ev.params, strict=False):
                 self.expect(a, scope, self.type_of_ref(prm.type))
         elif isinstance(s, n.Start):
             if s.modifier not in self.p.modifiers:
@@ -572,7 +572,7 @@ class _Checker:
                 self.err("E301", f"procedure `{s.name}` takes plain arguments: `{s.name} a, b`", s.pos)
             if len(s.args) != len(proc.params):
                 self.err("E300", f"`{s.name}` takes {len(proc.params)} argument(s), not {len(s.args)}", s.pos)
-            for a, prm in zip(s.args, proc.params):
+            for a, prm in zip(s.args, proc.params, strict=False):
                 self.expect(a, scope, self.type_of_ref(prm.type))
             self.p.resolved[id(s)] = ("proc", s.name)
             return
@@ -599,7 +599,7 @@ class _Checker:
         if len(args) > len(need_pos) or len(args) < len([p for p in need_pos if not p.optional]):
             self.err("E300", f"`{s.name}` takes {len(need_pos)} value(s) before its clauses, not {len(args)}",
                      s.pos, self.verb_usage(b))
-        for a, prm in zip(args, need_pos):
+        for a, prm in zip(args, need_pos, strict=False):
             self.expect(a, scope, prm.type)
         by_clause = {prm.clause: prm for prm in b.params if prm.clause}
         used = set()
@@ -866,7 +866,7 @@ class _Checker:
             params = d.params or ()
             if len(e.args) != len(params) or e.kwargs:
                 self.err("E300", f"`{e.func}` takes {len(params)} argument(s), not {len(e.args)}", e.pos)
-            for a, prm in zip(e.args, params):
+            for a, prm in zip(e.args, params, strict=False):
                 self.expect(a, scope, self.type_of_ref(prm.type))
             self.p.resolved[id(e)] = ("define", e.func)
             return self.define_type(e.func)
@@ -892,7 +892,7 @@ class _Checker:
         if not (len(need) <= len(e.args) <= len(b.params)):
             self.err("E300", f"`{e.func}` takes {len(b.params)} argument(s), not {len(e.args)}", e.pos,
                      f"{e.func}({', '.join(prm.name for prm in b.params)}): {b.doc}")
-        for a, prm in zip(e.args, b.params):
+        for a, prm in zip(e.args, b.params, strict=False):
             if prm.type == "kind":
                 if not (isinstance(a, n.Name) and a.id in self.p.kinds):
                     self.err("E205", "expected the name of a kind", a.pos,

@@ -6,8 +6,6 @@ Nothing here knows about any game.
 
 from __future__ import annotations
 
-from typing import Union
-
 import attrs
 
 
@@ -144,8 +142,8 @@ class MapLit:
     pos: Pos
 
 
-Expr = Union[Lit, Template, Name, Attr, Index, Gen, Call, BinOp, Compare, Is, BoolOp, Not, Neg, Cond,
-             ListLit, MapLit]
+Expr = (Lit | Template | Name | Attr | Index | Gen | Call | BinOp | Compare | Is | BoolOp | Not | Neg |
+    Cond | ListLit | MapLit)
 
 
 # ---- statements --------------------------------------------------------------
@@ -296,8 +294,8 @@ class May:
     pos: Pos
 
 
-Stmt = Union[Let, Set, Verb, Pass, EndGame, Log, Fail, Emit, Start, If, For, While, Repeat, Turn, Round,
-             Pick, Menu, May]
+Stmt = (Let | Set | Verb | Pass | EndGame | Log | Fail | Emit | Start | If | For | While | Repeat | Turn
+    | Round | Pick | Menu | May)
 
 
 # ---- declarations ------------------------------------------------------------
@@ -513,9 +511,9 @@ class ReplaceDecl:
     pos: Pos
 
 
-Decl = Union[GameDecl, Players, Include, Extends, OptionDecl, EnumDecl, KindDecl, CardsDecl, ZoneDecl,
-             TokenDecl, VarDecl, ConstDecl, DefineDecl, EventDecl, ModifierDecl, ProcDecl, SetupDecl,
-             FlowDecl, TriggerDecl, ScoreDecl, TiebreakDecl, InvariantDecl, RemoveDecl, ReplaceDecl]
+Decl = (GameDecl | Players | Include | Extends | OptionDecl | EnumDecl | KindDecl | CardsDecl | ZoneDecl
+    | TokenDecl | VarDecl | ConstDecl | DefineDecl | EventDecl | ModifierDecl | ProcDecl | SetupDecl |
+    FlowDecl | TriggerDecl | ScoreDecl | TiebreakDecl | InvariantDecl | RemoveDecl | ReplaceDecl)
 
 
 @attrs.frozen

@@ -25,7 +25,7 @@ GENERIC = {
     "shuffle", "pass", "done", "build", "take", "take_turn", "other", "others", "start", "end", "next",
     "place", "choose", "option", "mode", "standard", "level", "action", "actions", "total", "order",
     "position", "slots", "refill", "zone", "zones", "kind", "color", "colour", "type", "types", "left",
-    "right", "board", "track", "side", "sides", "note", "order", "index", "check", "state", "label",
+    "right", "board", "track", "side", "sides", "note", "index", "check", "state", "label",
     "stock", "swap", "pay", "gain", "flip", "spend", "cost", "costs", "free", "played", "play",
     "rank", "ranking", "draft", "store", "basic", "money", "effect", "effects", "extra", "limit", "items",
     "result", "rules", "system", "after", "before", "top", "bottom", "range", "random", "green", "blue",
