@@ -365,6 +365,75 @@ class State:
     def num_players(self) -> int:
         return self.s.num_players
 
+    # ---- setting up positions (tests, scenarios, puzzles) ----------------------------------
+    # These change the state directly but keep it consistent: cards stay in exactly one zone
+    # and tokens move to and from the supply, so conservation still holds.
+
+    def find_cards(self, name: str) -> list[int]:
+        """The ids of every copy of the card with this name."""
+        ids = [i for i, n in enumerate(self.game.compiled.card_names) if n == name]
+        if not ids:
+            raise KeyError(f"no card named {name!r}")
+        return ids
+
+    def place(self, card: int | str, zone: str, at: int | str | None = None) -> int:
+        """Move a card (an id, or a name: the first copy not already in `zone`) into a zone key."""
+        if isinstance(card, str):
+            ids = [c for c in self.find_cards(card) if self.s.where[c] != zone]
+            if not ids:
+                raise KeyError(f"every {card!r} is already in {zone}")
+            card = ids[0]
+        if zone not in self.s.zones:
+            raise KeyError(f"no zone {zone!r}; zones: {', '.join(sorted(self.s.zones))}")
+        self._machine().move_card(card, zone, at)
+        return card
+
+    def holder_key(self, holder: int | str) -> str:
+        if isinstance(holder, int):
+            return f"p{holder}"
+        if holder == "supply" or holder[:1] in ("p", "c") and holder[1:].isdigit() or holder.startswith("m:"):
+            return holder
+        return f"m:{holder}"
+
+    def set_tokens(self, holder: int | str, token: str, count: int, side: str | None = None) -> None:
+        """Give a holder exactly `count` tokens on one side, taking from or returning to the supply."""
+        m = self._machine()
+        key = self.holder_key(holder)
+        sides = self.game.compiled.token_sides[token]
+        side = side or sides[0]
+        have = m.token_count(key, token, side)
+        if count > have:
+            moved = m.transfer(count - have, token, "supply", key, None, strict=True, arrive_side=side)
+            assert moved == count - have
+        elif count < have:
+            m.transfer(have - count, token, key, "supply", side, strict=True)
+
+    def set_var(self, name: str, value: Any, player: int | None = None) -> None:
+        key = name if player is None else f"{name}#{player}"
+        if key not in self.s.vars:
+            raise KeyError(f"no var {key!r}")
+        self.s.vars[key] = value
+
+    def run_procedure(self, name: str, *args: Any, active: int | None = None) -> None:
+        """Drop whatever the game was doing and run one procedure (and what it triggers) from here.
+
+        The state then waits for the procedure's decisions; when it finishes, the state is over.
+        """
+        key = f"proc:{name}"
+        if key not in self.game.compiled.codes:
+            procs = sorted(k[5:] for k in self.game.compiled.codes if k.startswith("proc:"))
+            raise KeyError(f"no procedure {name!r}; procedures: {', '.join(procs)}")
+        params = self.game.compiled.proc_params[name]
+        if len(params) != len(args):
+            raise TypeError(f"{name} takes {len(params)} argument(s)")
+        s = self.s
+        s.over = False
+        s.pending = None
+        if active is not None:
+            s.active = active
+        s.stack = [Frame(key, 0, dict(zip(params, args)))]
+        Machine(self.game.compiled, s).run()
+
     # ---- what a player may see
     def view(self, player: int) -> dict:
         g = self.game.compiled

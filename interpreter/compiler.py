@@ -47,6 +47,7 @@ class CompiledGame:
     tiebreaks: list[Fn]
     invariants: list[tuple[str, Fn]]
     enums: dict[str, tuple[str, ...]]
+    proc_params: dict[str, tuple[str, ...]] = attrs.Factory(dict)
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -994,6 +995,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         zone_refill=refill, token_sides=sides, token_supply=supply, var_inits=var_inits, codes=c.codes,
         triggers=triggers, score_lines=score_lines, score_var=p.score.var if p.score else "p",
         tiebreaks=tiebreaks, invariants=invariants, enums=dict(p.enums),
+        proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
     )
 
 

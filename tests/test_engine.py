@@ -252,3 +252,22 @@ def test_draw_refills_from_the_refill_zone_only_when_empty(game):
     EFFECTS["draw"](m, count=1, source="bag", zone="hand#0")
     assert len(s.s.zones["hand#0"]) == 1
     assert len(s.s.zones["bag"]) == len(bag) - 1 and s.s.zones["discard"] == []
+
+
+def test_positions_can_be_set_up_and_a_procedure_run(game):
+    s = game.new_game(players=2, seed=1)
+    for card in list(s.s.zones["table"]):
+        s.place(card, "bag")
+    ruby = s.place("Ruby", "table", at="top")
+    assert s.s.zones["table"][0] == ruby
+    s.set_tokens(0, "coin", 0)
+    s.set_tokens(1, "coin", 1, side="black")
+    assert s.view(0)["tokens"]["Player 2"]["coin"] == {"normal": 2, "black": 1}
+    total = sum(v for k, v in s.s.tokens.items() if "|coin|" in k)
+    assert total == 10  # conservation kept
+    s.run_procedure("take_turn", 0, active=0)
+    assert "Buy a draw" not in [a.label for a in s.legal_actions(0)]  # no coins now
+    s.apply(pick(s, "Take a gem"))
+    s.apply(pick(s, "Ruby"))
+    assert ruby in s.s.zones["hand#0"]
+    assert s.view(0)["tokens"]["Player 1"]["coin"] == {"black": 1}  # the trigger ran
