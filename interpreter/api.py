@@ -23,7 +23,7 @@ from rulelang.parser import load_sources
 
 from .compiler import CompiledGame, compile_program
 from .runtime import Machine
-from .state import SAVE_FORMAT, SAVE_VERSION, Frame, GameState
+from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
 
 _converter = cattrs.Converter()
 
@@ -232,10 +232,20 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:
         have = sum(v for k, v in s.tokens.items() if k.split("|")[1:2] == [t])
         if have != total:
             return f"{have} {t} tokens exist; the game has {total}"
-    for f in s.stack:
+    frames = list(s.stack) + [f for b in s.branches for f in b.stack]
+    for f in frames:
         if f.code not in g.codes or not (0 <= f.pc <= len(g.codes[f.code])):
             return f"a frame points at {f.code}:{f.pc}"
-    if s.pending is not None:
+    for b in s.branches:
+        if not (0 <= b.player < s.num_players):
+            return f"a simultaneous part for player {b.player}"
+        if b.pending is not None and (not b.stack or b.pending.player != b.player or not hasattr(
+                g.codes[b.stack[-1].code][b.stack[-1].pc], "resume")):
+            return "a malformed simultaneous decision"
+    if s.branches:
+        if s.pending is not None or not any(b.pending for b in s.branches):
+            return "a simultaneous step that waits for nobody"
+    elif s.pending is not None:
         if not s.stack or not hasattr(g.codes[s.stack[-1].code][s.stack[-1].pc], "resume"):
             return "a pending decision with no choice behind it"
         if len(s.pending.values) != len(s.pending.labels) or not (0 <= s.pending.player < s.num_players):
@@ -255,48 +265,69 @@ class State:
         self.s = s
 
     # ---- decisions
+    def _waiting(self) -> list[tuple[Branch | None, Pending]]:
+        """The decisions the game waits for: one, or one per player still choosing."""
+        s = self.s
+        if s.over:
+            return []
+        if s.branches:
+            return [(b, b.pending) for b in s.branches if b.pending is not None]
+        return [(None, s.pending)] if s.pending is not None else []
+
     @property
     def decision(self) -> Decision | None:
-        p = self.s.pending
-        if p is None or self.s.over:
+        waiting = self._waiting()
+        if not waiting:
             return None
-        return Decision((p.player,), False, p.prompt)
+        return Decision(tuple(p.player for _, p in waiting), bool(self.s.branches), waiting[0][1].prompt)
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
-        p = self.s.pending
-        if p is None or self.s.over or (player is not None and player != p.player):
-            return []
-        d = self.s.decisions
-        return [Action(p.player, v, lab, d) for v, lab in zip(p.values, p.labels, strict=False)]
+        for _, p in self._waiting():
+            if player is None or p.player == player:
+                return [Action(p.player, v, lab, p.serial) for v, lab in zip(p.values, p.labels)]
+        return []
 
     def apply(self, action: Action) -> None:
         """Apply a legal action; an illegal one raises IllegalAction and changes nothing."""
         s = self.s
+        g = self.game.compiled
         if not isinstance(action, Action):
             raise IllegalAction(f"not an action: {action!r}")
-        if s.over or s.pending is None:
+        waiting = self._waiting()
+        if not waiting:
             raise IllegalAction("the game is over")
-        p = s.pending
-        if action.decision not in (-1, s.decisions):
+        found = next(((b, p) for b, p in waiting if p.player == action.player), None)
+        if found is None:
+            who = g.player_name(action.player) if isinstance(action.player, int) else repr(action.player)
+            deciding = ", ".join(g.player_name(p.player) for _, p in waiting)
+            raise IllegalAction(f"{who} cannot act now; waiting for {deciding}")
+        branch, p = found
+        if action.decision not in (-1, p.serial):
             raise IllegalAction(f"stale action: it answers decision {action.decision}, "
-                                f"the game is at decision {s.decisions}")
-        if action.player != p.player:
-            raise IllegalAction(f"{self.game.compiled.player_name(action.player) if isinstance(action.player, int) else action.player!r}"
-                                f" cannot act now; {self.game.compiled.player_name(p.player)} decides")
+                                f"the game is at decision {p.serial}")
         index = next((i for i, v in enumerate(p.values)
                       if type(v) is type(action.value) and v == action.value), None)
         if index is None:
             raise IllegalAction(f"{action.value!r} is not a legal choice now")
         snapshot = s.copy()
         try:
-            m = Machine(self.game.compiled, s)
-            frame = s.stack[-1]
-            op = self.game.compiled.codes[frame.code][frame.pc]
-            s.log.append(["choice", p.player, f"{self.game.compiled.player_name(p.player)}: {p.labels[index]}"])
-            s.actions.append([p.player, p.values[index]])
-            op.resume(m, frame, p.values[index])
-            s.pending = None
-            s.decisions += 1
+            m = Machine(g, s)
+            value = p.values[index]
+            entry = ["choice", p.player, f"{g.player_name(p.player)}: {p.labels[index]}"]
+            if branch is not None:
+                m.branch = branch
+                frame = branch.stack[-1]
+                branch.log.append(entry)
+                branch.actions.append([p.player, value])
+                g.codes[frame.code][frame.pc].resume(m, frame, value, p.player)
+                branch.pending = None
+                m.branch = None
+            else:
+                frame = s.stack[-1]
+                s.log.append(entry)
+                s.actions.append([p.player, value])
+                g.codes[frame.code][frame.pc].resume(m, frame, value, p.player)
+                s.pending = None
             m.run()
         except RuleRuntimeError:
             self.s = snapshot
@@ -429,6 +460,7 @@ class State:
         s = self.s
         s.over = False
         s.pending = None
+        s.branches = []
         if active is not None:
             s.active = active
         s.stack = [Frame(key, 0, dict(zip(params, args)))]
@@ -439,18 +471,26 @@ class State:
         g = self.game.compiled
         s = self.s
         m = self._machine()
+        # While players choose at the same time, nobody sees what the others have done so far:
+        # the others' own things are shown as they were when the choosing began.
+        shown = {b.player: b.shown for b in s.branches if b.player != player}
+        secret = set(shown)
         zones = {}
         for name, (per_player, vis) in g.zone_decls.items():
             keys = [(f"{name}#{p}", p) for p in range(s.num_players)] if per_player else [(name, None)]
             for key, owner in keys:
                 cards = s.zones[key]
-                visible = vis == "public" or (vis == "owner" and owner == player)
+                visible = (vis == "public" or (vis == "owner" and owner == player)) and owner not in secret
                 zones[key] = {
-                    "visibility": vis, "owner": owner, "count": len(cards),
+                    "visibility": vis, "owner": owner,
+                    "count": shown[owner]["zones"].get(key, 0) if owner in secret else len(cards),
                     "cards": [self._card_text(m, c) for c in cards] if visible else None,
                 }
         tokens: dict[str, dict] = {}
-        for key, count in s.tokens.items():
+        token_counts = {k: v for k, v in s.tokens.items() if not any(k.startswith(f"p{p}|") for p in secret)}
+        for p in secret:
+            token_counts.update(shown[p]["tokens"])
+        for key, count in token_counts.items():
             if not count:
                 continue
             holder, token, side = key.split("|")
@@ -463,13 +503,16 @@ class State:
         values: dict[str, Any] = {}
         for name, (per, _) in g.var_inits.items():
             if per == "player":
-                values[name] = {g.player_name(p): s.vars[f"{name}#{p}"] for p in range(s.num_players)}
+                values[name] = {g.player_name(p): shown[p]["vars"][f"{name}#{p}"] if p in secret
+                                else s.vars[f"{name}#{p}"] for p in range(s.num_players)}
             elif per is None:
                 values[name] = s.vars[name]
         decision = None
-        if s.pending is not None and not s.over:
-            decision = {"players": [s.pending.player], "prompt": s.pending.prompt,
-                        "actions": s.pending.labels if s.pending.player == player else None}
+        waiting = self._waiting()
+        if waiting:
+            mine = next((p for _, p in waiting if p.player == player), None)
+            decision = {"players": [p.player for _, p in waiting], "simultaneous": bool(s.branches),
+                        "prompt": (mine or waiting[0][1]).prompt, "actions": mine.labels if mine else None}
         return {
             "game": g.title, "players": s.num_players, "you": player, "active_player": s.active,
             "round": s.round, "turn": s.turn, "zones": zones, "tokens": tokens, "vars": values,

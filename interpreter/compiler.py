@@ -19,7 +19,7 @@ from rulelang.checker import Program
 from rulelang.diagnostics import RuleRuntimeError
 
 from .runtime import EFFECTS, FUNCTIONS, MAX_LIST_SIZE, Machine
-from .state import Frame, Pending
+from .state import Branch, Frame, Pending
 
 Fn = Callable[[Machine, dict], Any]
 
@@ -444,7 +444,7 @@ class _Compiler:
             f = self.expr(s.text)
 
             def log(m, fr):
-                m.log("log", m.s.active, f(m, fr.locals))
+                m.log("log", m.current_player(), f(m, fr.locals))
                 fr.pc += 1
             ops.append(_wrap(log, pos))
         elif isinstance(s, n.Fail):
@@ -495,6 +495,8 @@ class _Compiler:
             ops.append(_goto(top, pos))
             jump_out.target = len(ops)
             ops.append(_wrap(_forget(var), pos))
+        elif isinstance(s, n.Simul):
+            ops.append(self.simul_op(s))
         elif isinstance(s, n.Turn):
             self.turn_stmt(s, ops)
         elif isinstance(s, n.Round):
@@ -520,33 +522,69 @@ class _Compiler:
             if op == "=":
                 return new
             return old + new if op == "+=" else old - new
+        if isinstance(t, n.Index):
+            get, put = self.place_of(t.obj)
+            index = self.expr(t.index)
+            is_bag = self.type_of(t.obj).startswith("bag:")
+            pos = t.pos
+
+            def set_item(m, fr):
+                L = fr.locals
+                container = get(m, L)
+                i = index(m, L)
+                if isinstance(container, dict):
+                    new = dict(container)
+                    new[i] = combine(container.get(i, 0 if is_bag else None), value(m, L))
+                else:
+                    new = list(container)
+                    if not isinstance(i, int) or not (0 <= i < len(new)):
+                        raise RuleRuntimeError(f"index {i} is outside a list of {len(new)}", pos)
+                    new[i] = combine(new[i], value(m, L))
+                put(m, L, new)
+                fr.pc += 1
+            return set_item
+        get, put = self.place_of(t)
+
+        def set_value(m, fr):
+            L = fr.locals
+            put(m, L, combine(get(m, L) if op != "=" else None, value(m, L)))
+            fr.pc += 1
+        return set_value
+
+    def place_of(self, t):
+        """A settable place (a local, a var, `p.var`, `c.var`) as a getter and a putter."""
         if isinstance(t, n.Name):
             cat, name = self.p.resolved.get(id(t), ("local", t.id))
             if cat == "var":
-                def set_var(m, fr):
-                    m.s.vars[name] = combine(m.s.vars[name], value(m, fr.locals))
-                    fr.pc += 1
-                return set_var
+                pos = t.pos
 
-            def set_local(m, fr):
-                fr.locals[name] = combine(fr.locals.get(name), value(m, fr.locals))
-                fr.pc += 1
-            return set_local
+                def put_var(m, L, v):
+                    if m.branch is not None:
+                        m.shared_change(f"set the shared `{name}`", pos)
+                    m.s.vars[name] = v
+                return (lambda m, L: m.s.vars[name]), put_var
+
+            def put_local(m, L, v):
+                L[name] = v
+            return (lambda m, L: L.get(name)), put_local
         cat, name = self.p.resolved[id(t)]
         obj = self.expr(t.obj)
+        pos = t.pos
         if cat == "pvar":
-            def set_pvar(m, fr):
-                k = f"{name}#{obj(m, fr.locals)}"
-                m.s.vars[k] = combine(m.s.vars[k], value(m, fr.locals))
-                fr.pc += 1
-            return set_pvar
+            def put_pvar(m, L, v):
+                who = obj(m, L)
+                if m.branch is not None and who != m.branch.player:
+                    m.shared_change(f"set another player's `{name}`", pos)
+                m.s.vars[f"{name}#{who}"] = v
+            return (lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]), put_pvar
         init = self.expr(self.p.vars[name].init)(None, {})
 
-        def set_cvar(m, fr):
-            k = f"{name}@{obj(m, fr.locals)}"
-            m.s.vars[k] = combine(m.s.vars.get(k, init), value(m, fr.locals))
-            fr.pc += 1
-        return set_cvar
+        def put_cvar(m, L, v):
+            card = obj(m, L)
+            if m.branch is not None and not m.s.where[card].endswith(f"#{m.branch.player}"):
+                m.shared_change(f"set `{name}` of a card outside its player's zones", pos)
+            m.s.vars[f"{name}@{card}"] = v
+        return (lambda m, L: m.s.vars.get(f"{name}@{obj(m, L)}", init)), put_cvar
 
     def verb_op(self, s: n.Verb):
         cat, name = self.p.resolved.get(id(s), ("effect", s.name))
@@ -692,6 +730,28 @@ class _Compiler:
         out.target = len(ops)
         ops.append(_wrap(_forget(counter), s.pos))
 
+    def simul_op(self, s: n.Simul):
+        """`simultaneously for p in players:` starts one branch per player; the machine runs
+        them, collects every player's decisions without revealing them, and joins them."""
+        key = f"simul:{s.pos.line}:{s.pos.col}:{self.fresh('s')}"
+        self.code(key, s.body)
+        src = self.expr(s.source)
+        var, pos = s.var, s.pos
+
+        def simultaneously(m, fr):
+            if m.branch is not None:
+                raise RuleRuntimeError("`simultaneously` cannot be nested", pos)
+            players = list(src(m, fr.locals) or ())
+            if len(set(players)) != len(players):
+                raise RuleRuntimeError("a player appears twice in `simultaneously`", pos)
+            if not players:
+                fr.pc += 1
+                return
+            base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
+            m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=_shown(m.s, p))
+                            for p in sorted(players)]
+        return _wrap(simultaneously, pos)
+
     def turn_stmt(self, s: n.Turn, ops: list) -> None:
         player = self.expr(s.player)
         saved = self.fresh("turn")
@@ -754,13 +814,18 @@ class _Compiler:
             return self.expr(by)
 
         def active(m, L):
-            if m.s.active is None:
+            p = m.current_player()
+            if p is None:
                 raise RuleRuntimeError("no player's turn is running: say who chooses with `by`", pos)
-            return m.s.active
+            return p
         return active
 
 
 # ---- op helpers ---------------------------------------------------------------------------
+
+
+def _const(value):
+    return lambda m, L: value
 
 
 def _advance(m, fr):
@@ -815,7 +880,7 @@ class _PickOp(_Op):
         self.source = c.expr(s.source)
         self.cond = c.expr(s.cond) if s.cond is not None else None
         self.chooser = c.chooser(s.by, s.pos)
-        self.prompt = s.prompt or f"Choose {s.var}"
+        self.prompt = c.expr(s.prompt) if s.prompt is not None else _const(f"Choose {s.var}")
         self.label = c.expr(s.label) if s.label is not None else None
         from rulelang.checker import elem_type
 
@@ -852,9 +917,9 @@ class _PickOp(_Op):
         if self.optional:
             items.append(None)
             labels.append("Skip")
-        m.s.pending = Pending(self.chooser(m, L), self.prompt, "pick", items, labels)
+        m.park(Pending(self.chooser(m, L), self.prompt(m, L), "pick", items, labels))
 
-    def resume(self, m: Machine, fr: Frame, value) -> None:
+    def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         fr.locals[self.var] = value
         fr.pc += 1
 
@@ -872,7 +937,7 @@ class _MenuOp(_Op):
             cost = (c.expr(o.cost[0]), o.cost[1]) if o.cost is not None else None
             self.options.append((c.expr(o.label), when, cost, o.once))
         self.chooser = c.chooser(s.by, s.pos)
-        self.prompt = s.prompt or "Choose"
+        self.prompt = c.expr(s.prompt) if s.prompt is not None else _const("Choose")
         self.starts = [0] * len(s.options)
         self.key = f"{s.pos.file}:{s.pos.line}:{s.pos.col}"
 
@@ -891,11 +956,10 @@ class _MenuOp(_Op):
             labels.append(label(m, L))
         if not values:
             raise RuleRuntimeError("no option can be chosen here (add an option that is always open)", self.pos)
-        m.s.pending = Pending(player, self.prompt, "menu", values, _disambiguate(labels))
+        m.park(Pending(player, self.prompt(m, L), "menu", values, _disambiguate(labels)))
 
-    def resume(self, m: Machine, fr: Frame, value) -> None:
+    def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         label, when, cost, once = self.options[value]
-        player = m.s.pending.player if m.s.pending else m.s.active
         if cost is not None:
             m.transfer(cost[0](m, fr.locals), cost[1], f"p{player}", "supply", None, strict=True)
         if once is not None:
@@ -910,16 +974,29 @@ class _MayOp(_Op):
 
     def __init__(self, c: _Compiler, s: n.May):
         super().__init__(s.pos)
-        self.prompt = s.prompt
+        self.prompt = c.expr(s.prompt)
         self.chooser = c.chooser(s.by, s.pos)
         self.end = -1
 
     def __call__(self, m: Machine, fr: Frame) -> None:
-        m.s.pending = Pending(self.chooser(m, fr.locals), self.prompt, "may", [True, False],
-                              [f"Yes: {self.prompt}", "No"])
+        prompt = self.prompt(m, fr.locals)
+        m.park(Pending(self.chooser(m, fr.locals), prompt, "may", [True, False], [f"Yes: {prompt}", "No"]))
 
-    def resume(self, m: Machine, fr: Frame, value) -> None:
+    def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         fr.pc = fr.pc + 1 if value else self.end
+
+
+def _shown(s, player: int) -> dict:
+    """What the others may keep seeing of a player while that player chooses in secret.
+
+    Never changed afterwards, so copies of the state may share it.
+    """
+    mark = f"#{player}"
+    return {
+        "vars": {k: v for k, v in s.vars.items() if k.endswith(mark)},
+        "zones": {k: len(v) for k, v in s.zones.items() if k.endswith(mark)},
+        "tokens": {k: v for k, v in s.tokens.items() if k.startswith(f"p{player}|")},
+    }
 
 
 def _disambiguate(labels: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulelang.diagnostics import RuleRuntimeError
 
-from .state import Frame, GameState, Lasting, rng_shuffle
+from .state import Branch, Frame, GameState, Lasting, Pending, rng_shuffle
 
 if TYPE_CHECKING:
     from .compiler import CompiledGame
@@ -23,44 +23,112 @@ MAX_LIST_SIZE = 100_000
 
 
 class Machine:
-    __slots__ = ("game", "s", "steps")
+    __slots__ = ("game", "s", "steps", "branch")
 
     def __init__(self, game: CompiledGame, state: GameState):
         self.game = game
         self.s = state
         self.steps = 0
+        self.branch: Branch | None = None  # the simultaneous branch being run, if any
 
     # ---- the step loop
     def run(self) -> None:
+        """Run until the game waits for decisions or ends."""
         s = self.s
-        codes = self.game.codes
-        stack = s.stack
-        while not s.over and s.pending is None:
-            if not stack:
+        while not s.over:
+            if s.branches:
+                self._run_branches()
+                if s.over or any(b.pending is not None for b in s.branches):
+                    break
+                self._join_branches()
+                continue
+            if s.pending is not None:
+                break
+            if not s.stack:
                 s.over = True
                 break
-            frame = stack[-1]
-            code = codes[frame.code]
-            if frame.pc >= len(code):
-                stack.pop()
-                continue
-            self.steps += 1
-            if self.steps > MAX_STEPS_PER_ACTION:
-                op = code[frame.pc]
-                raise RuleRuntimeError(
-                    f"more than {MAX_STEPS_PER_ACTION} steps without a decision (an endless loop?)",
-                    getattr(op, "pos", None))
-            code[frame.pc](self, frame)
+            self._step(s.stack)
         if s.over:
-            stack.clear()
+            s.stack.clear()
             s.pending = None
+            s.branches = []
+
+    def _step(self, stack: list[Frame]) -> None:
+        frame = stack[-1]
+        code = self.game.codes[frame.code]
+        if frame.pc >= len(code):
+            stack.pop()
+            return
+        self.steps += 1
+        if self.steps > MAX_STEPS_PER_ACTION:
+            raise RuleRuntimeError(
+                f"more than {MAX_STEPS_PER_ACTION} steps without a decision (an endless loop?)",
+                getattr(code[frame.pc], "pos", None))
+        code[frame.pc](self, frame)
+
+    def _run_branches(self) -> None:
+        """Advance, in seat order, every branch that is not waiting for its player."""
+        s = self.s
+        for b in s.branches:
+            self.branch = b
+            try:
+                while b.stack and b.pending is None and not s.over and s.branches:
+                    self._step(b.stack)
+            finally:
+                self.branch = None
+
+    def _join_branches(self) -> None:
+        """Everyone has chosen: merge the branches' logs in seat order and go on."""
+        s = self.s
+        for b in s.branches:
+            s.log.extend(b.log)
+            s.actions.extend(b.actions)
+        s.branches = []
+        s.stack[-1].pc += 1
+
+    @property
+    def stack(self) -> list[Frame]:
+        return self.branch.stack if self.branch is not None else self.s.stack
+
+    def current_player(self) -> int | None:
+        return self.branch.player if self.branch is not None else self.s.active
+
+    def park(self, pending: Pending) -> None:
+        """A decision op waits for its player."""
+        if not isinstance(pending.player, int) or not (0 <= pending.player < self.s.num_players):
+            raise RuleRuntimeError(f"no player to make this choice ({pending.player!r})")
+        b = self.branch
+        if b is not None:
+            if pending.player != b.player:
+                raise RuleRuntimeError(f"inside `simultaneously`, only {self.game.player_name(b.player)} "
+                                       "can choose in their part")
+            # Serials in a branch depend only on that branch, so the order in which the
+            # players' choices arrive leaves no trace in the state.
+            b.count += 1
+            pending.serial = self.s.decisions * 1000 + b.count
+            b.pending = pending
+        else:
+            self.s.decisions += 1
+            pending.serial = self.s.decisions
+            self.s.pending = pending
+
+    def shared_change(self, what: str, pos=None) -> None:
+        """Inside a simultaneous branch, refuse changes to things other players share.
+
+        A branch may change only its own player's things; so the result cannot depend on the
+        order in which the players' choices arrive. Shared changes belong after the block.
+        """
+        if self.branch is not None:
+            raise RuleRuntimeError(f"inside `simultaneously`, a player's part cannot {what}; "
+                                   "record the choice and apply it after the block", pos)
 
     def push(self, code: str, local_values: dict, pos=None) -> None:
-        if len(self.s.stack) >= MAX_STACK:
+        stack = self.stack
+        if len(stack) + len(self.s.stack if self.branch is not None else ()) >= MAX_STACK:
             raise RuleRuntimeError(
                 f"more than {MAX_STACK} procedures and triggers running at once "
                 "(endless recursion or a chain of triggers?)", pos)
-        self.s.stack.append(Frame(code, 0, local_values))
+        stack.append(Frame(code, 0, local_values))
 
     # ---- events and lasting modifiers
     def emit(self, event: str, args: list, pos=None) -> None:
@@ -81,10 +149,11 @@ class Machine:
         self.s.lasting = keep
 
     def start_lasting(self, name: str, player: int | None, unit: str, count: int) -> None:
+        self.shared_change("start a lasting modifier")
         self.s.lasting.append(Lasting(name, -1 if player is None else player, unit, count))
 
     def log(self, kind: str, player: int | None, text: str) -> None:
-        self.s.log.append([kind, player, text])
+        (self.branch.log if self.branch is not None else self.s.log).append([kind, player, text])
 
     # ---- zones
     def zone(self, key: str) -> list[int]:
@@ -95,6 +164,10 @@ class Machine:
 
     def move_card(self, card: int, key: str, position: Any = None) -> None:
         s = self.s
+        if self.branch is not None:
+            own = f"#{self.branch.player}"
+            if not (s.where[card].endswith(own) and key.endswith(own)):
+                self.shared_change("move cards in or out of shared zones or other players' zones")
         src = s.zones[s.where[card]]
         src.remove(card)
         dst = self.zone(key)
@@ -112,6 +185,7 @@ class Machine:
         s.where[card] = key
 
     def shuffle(self, key: str) -> None:
+        self.shared_change("shuffle (the shared random generator would make the order matter)")
         self.s.rng = rng_shuffle(self.s.rng, self.zone(key))
 
     # ---- tokens
@@ -127,6 +201,10 @@ class Machine:
         if amount < 0:
             raise RuleRuntimeError(f"cannot move a negative number of {token} ({amount})")
         t = self.s.tokens
+        if self.branch is not None:
+            mine = (f"p{self.branch.player}", "supply")
+            if src not in mine or dst not in mine:
+                self.shared_change("move tokens between other holders than its player and the supply")
         sides = [side] if side else list(reversed(self.game.token_sides[token]))
         have = sum(t.get(f"{src}|{token}|{sd}", 0) for sd in sides)
         if have < amount:

@@ -34,6 +34,20 @@ class Pending:
     kind: str  # pick, menu, may
     values: list[Any]
     labels: list[str]
+    serial: int = 0  # which decision this is; actions carry it so stale ones are refused
+
+
+@attrs.define
+class Branch:
+    """One player's part of a `simultaneously` block: their own frames, decision and log."""
+
+    player: int
+    stack: list[Frame]
+    pending: Pending | None = None
+    count: int = 0  # decisions this branch has made
+    log: list[list] = attrs.Factory(list)
+    actions: list[list] = attrs.Factory(list)
+    shown: dict[str, Any] = attrs.Factory(dict)  # the player's own things as others last saw them
 
 
 @attrs.define
@@ -66,6 +80,7 @@ class GameState:
     decisions: int = 0
     log: list[list] = attrs.Factory(list)  # [kind, player or None, text]
     actions: list[list] = attrs.Factory(list)  # [player, value] of every applied action
+    branches: list[Branch] = attrs.Factory(list)  # a simultaneous step in progress
 
     def copy(self) -> GameState:
         """A deep, independent copy (hand-written: it is the hot path of search and validation)."""
@@ -74,16 +89,34 @@ class GameState:
             {k: v[:] for k, v in self.zones.items()},
             self.where[:],
             dict(self.tokens),
-            {k: (v[:] if isinstance(v, list) else v) for k, v in self.vars.items()},
-            [Frame(f.code, f.pc, {k: (v[:] if isinstance(v, list) else v) for k, v in f.locals.items()})
-             for f in self.stack],
-            None if self.pending is None else Pending(self.pending.player, self.pending.prompt,
-                                                      self.pending.kind, self.pending.values[:],
-                                                      self.pending.labels[:]),
+            {k: _copy_value(v) for k, v in self.vars.items()},
+            [_copy_frame(f) for f in self.stack],
+            _copy_pending(self.pending),
             self.active, self.round, self.turn, self.once[:],
             [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting],
             self.over, self.decisions, self.log[:], self.actions[:],
+            [Branch(b.player, [_copy_frame(f) for f in b.stack], _copy_pending(b.pending), b.count,
+                    b.log[:], b.actions[:], b.shown) for b in self.branches],
         )
+
+
+def _copy_value(v: Any) -> Any:
+    """Values are ints, strings, lists and dicts (bags); copy containers, nested ones too."""
+    if isinstance(v, list):
+        return [_copy_value(x) for x in v] if v and isinstance(v[0], (list, dict)) else v[:]
+    if isinstance(v, dict):
+        return {k: _copy_value(x) for k, x in v.items()}
+    return v
+
+
+def _copy_frame(f: Frame) -> Frame:
+    return Frame(f.code, f.pc, {k: _copy_value(v) for k, v in f.locals.items()})
+
+
+def _copy_pending(p: Pending | None) -> Pending | None:
+    if p is None:
+        return None
+    return Pending(p.player, p.prompt, p.kind, p.values[:], p.labels[:], p.serial)
 
 
 # ---- the seeded generator (splitmix64): same numbers on every machine and process ----------

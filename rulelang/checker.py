@@ -235,6 +235,10 @@ class _Checker:
                             self.err("E200", f"side `{side}` clashes with a {g[side][0]}", ppos)
                         g[side] = ("side", t.name)
         for o in self.p.options.values():
+            if o.form == "simple" and o.choices[0] not in ("bool", "int"):
+                o = attrs.evolve(o, form="choice")
+                self.p.options[o.name] = o
+                self.globals[o.name] = ("option", o)
             if o.form == "choice":
                 for c in o.choices:
                     if c in g and g[c][0] not in ("choice",):
@@ -316,6 +320,8 @@ class _Checker:
     def check_option(self, o: n.OptionDecl) -> None:
         if o.form == "simple":
             kind = o.choices[0]
+            if kind not in ("bool", "int") and isinstance(o.default, n.Name) and o.default.id == kind:
+                return  # a choice with one value so far (more modes to come)
             if kind not in ("bool", "int"):
                 self.err("E204", f"an option is `bool`, `int`, a range `1 to 4` or choices `a | b`; "
                                  f"not `{kind}`", o.pos)
@@ -498,6 +504,11 @@ class _Checker:
         elif isinstance(s, n.Repeat):
             self.expect(s.count, scope, "int")
             self.block(s.body, scope)
+        elif isinstance(s, n.Simul):
+            t = self.expect(s.source, scope, "list:player")
+            inner = dict(scope)
+            inner[s.var] = elem_type(t) if t != "any" else "player"
+            self.block(s.body, inner)
         elif isinstance(s, n.Turn):
             self.expect(s.player, scope, "player")
             self.block(s.body, scope)
@@ -514,9 +525,13 @@ class _Checker:
                 self.expect(s.by, scope, "player")
             if s.label is not None:
                 self.expr(s.label, scope)
+            if s.prompt is not None:
+                self.expr(s.prompt, scope)
         elif isinstance(s, n.Menu):
             if s.by is not None:
                 self.expect(s.by, scope, "player")
+            if s.prompt is not None:
+                self.expr(s.prompt, scope)
             for o in s.options:
                 self.p.nodes_kept.append(o)
                 self.expr(o.label, scope)
@@ -532,11 +547,12 @@ class _Checker:
         elif isinstance(s, n.May):
             if s.by is not None:
                 self.expect(s.by, scope, "player")
+            self.expr(s.prompt, scope)
             self.block(s.body, scope)
         else:  # pragma: no cover - the parser makes no other statements
             self.err("E306", f"unexpected statement {type(s).__name__}", s.pos)
 
-    def check_set(self, s: n.Set, scope: dict) -> None:
+    def check_set(self, s: n.Set, scope: dict, check_value: bool = True) -> str | None:
         t = s.target
         if isinstance(t, n.Name):
             if t.id in scope:
@@ -548,22 +564,33 @@ class _Checker:
             else:
                 cands = list(scope) + [k for k, v in self.globals.items() if v[0] == "var"]
                 self.err("E305", f"`{t.id}` is not a variable that can be set", t.pos, did_you_mean(t.id, cands))
-                return
+                return None
         elif isinstance(t, n.Attr):
             want = self.expr(t, scope)
             res = self.p.resolved.get(id(t))
             if not res or res[0] not in ("pvar", "cvar"):
                 self.err("E305", f"`.{t.name}` cannot be set; only `var ... per player/card` values can", t.pos)
+                return None
+        elif isinstance(t, n.Index) and isinstance(t.obj, (n.Name, n.Attr)):
+            container = self.check_set(n.Set(t.obj, "=", t.obj, t.pos), scope, check_value=False)
+            if container is None:
+                return
+            want = self.expr(t, scope)
+            if not (container.startswith("list:") or container.startswith("bag:") or container == "map"):
+                self.err("E305", f"a {container} has no items to set", t.pos)
                 return
         else:
-            self.err("E305", "only a variable or `x.var` can be set", s.pos)
+            self.err("E305", "only a variable, `x.var` or an item `v[i]` of one can be set", s.pos)
             return
         self.p.nodes_kept.append(t)
+        if not check_value:
+            return want
         got = self.expr(s.value, scope)
         if s.op in ("+=", "-=") and not _compatible("int", want):
             self.err("E302", f"`{s.op}` needs a number; the target is a {want}", s.pos)
         elif not _compatible(want, got) and not (want.startswith("list:") and got.startswith("list:")):
             self.err("E302", f"the target is a {want}; the value is a {got}", s.value.pos)
+        return want
 
     def check_verb(self, s: n.Verb, scope: dict) -> None:
         if s.name in self.p.procs:

@@ -244,6 +244,16 @@ class Repeat:
 
 
 @attrs.frozen
+class Simul:
+    """``simultaneously for p in players:`` each player runs the body at the same time."""
+
+    var: str
+    source: Expr
+    body: tuple
+    pos: Pos
+
+
+@attrs.frozen
 class Turn:
     player: Expr
     body: tuple
@@ -262,7 +272,7 @@ class Pick:
     source: Expr
     cond: Expr | None
     by: Expr | None
-    prompt: str | None
+    prompt: Expr | None
     label: Expr | None
     optional: bool
     pos: Pos
@@ -281,20 +291,20 @@ class MenuOption:
 @attrs.frozen
 class Menu:
     by: Expr | None
-    prompt: str | None
+    prompt: Expr | None
     options: tuple
     pos: Pos
 
 
 @attrs.frozen
 class May:
-    prompt: str
+    prompt: Expr
     by: Expr | None
     body: tuple
     pos: Pos
 
 
-Stmt = (Let | Set | Verb | Pass | EndGame | Log | Fail | Emit | Start | If | For | While | Repeat | Turn
+Stmt = (Let | Set | Verb | Pass | EndGame | Log | Fail | Emit | Start | If | For | While | Repeat | Simul | Turn
     | Round | Pick | Menu | May)
 
 

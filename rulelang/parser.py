@@ -336,6 +336,9 @@ class _Build(Transformer):
     def repeat_stmt(self, meta, count, body):
         return n.Repeat(count, body, self._p(meta))
 
+    def simul_stmt(self, meta, var, source, body):
+        return n.Simul(str(var), source, body, self._p(meta))
+
     def turn_stmt(self, meta, player, body):
         return n.Turn(player, body, self._p(meta))
 
@@ -388,13 +391,13 @@ class _Build(Transformer):
         return ("by", e)
 
     def choice_prompt(self, meta, s):
-        return ("prompt", _unquote(s))
+        return ("prompt", self._string(s))
 
     def choice_label(self, meta, s):
         return ("label", self._string(s))
 
     def may_stmt(self, meta, _may, prompt, by, body):
-        return n.May(_unquote(prompt), by, body, self._p(meta))
+        return n.May(self._string(prompt), by, body, self._p(meta))
 
     # ---- expressions
     def cond_expr(self, meta, then, test, orelse):

@@ -271,3 +271,24 @@ def test_positions_can_be_set_up_and_a_procedure_run(game):
     s.apply(pick(s, "Ruby"))
     assert ruby in s.s.zones["hand#0"]
     assert s.view(0)["tokens"]["Player 1"]["coin"] == {"black": 1}  # the trigger ran
+
+
+def test_items_of_lists_and_bags_can_be_set_and_prompts_interpolate(tmp_path):
+    path = write_game(tmp_path, (
+        "enum gem: ruby, opal\nvar row per player: list of int = [0, 0, 0]\nvar bagged: bag of gem = {ruby: 1}\n"
+        "flow:\n    for p in players:\n        turn p:\n            set p.row[1] = 5\n            set p.row[1] += 2\n"
+        "            set bagged[opal] += 3\n            may \"Keep {p.row[1]}?\":\n                pass\n"))
+    g = interpreter.load(path)
+    s = g.new_game(players=1)
+    assert s.s.vars["row#0"] == [0, 7, 0]
+    assert s.s.vars["bagged"] == {"ruby": 1, "opal": 3}
+    assert s.decision.prompt == "Keep 7?"
+    c = s.clone()
+    c.s.vars["bagged"]["ruby"] = 9
+    assert s.s.vars["bagged"]["ruby"] == 1  # clones share no containers
+
+
+def test_a_choice_for_no_player_is_a_rule_error(tmp_path):
+    path = write_game(tmp_path, "flow:\n    may \"Go?\" by active_player:\n        pass\n")
+    with pytest.raises(RuleRuntimeError, match="no player to make this choice"):
+        interpreter.load(path).new_game(players=1)
