@@ -284,7 +284,7 @@ class State:
     def legal_actions(self, player: int | None = None) -> list[Action]:
         for _, p in self._waiting():
             if player is None or p.player == player:
-                return [Action(p.player, v, lab, p.serial) for v, lab in zip(p.values, p.labels)]
+                return [Action(p.player, v, lab, p.serial) for v, lab in zip(p.values, p.labels, strict=True)]
         return []
 
     def apply(self, action: Action) -> None:
@@ -463,7 +463,7 @@ class State:
         s.branches = []
         if active is not None:
             s.active = active
-        s.stack = [Frame(key, 0, dict(zip(params, args)))]
+        s.stack = [Frame(key, 0, dict(zip(params, args, strict=True)))]
         Machine(self.game.compiled, s).run()
 
     # ---- what a player may see
