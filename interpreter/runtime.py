@@ -248,7 +248,10 @@ def _eff_move(m: Machine, cards, zone, position=None) -> None:
 def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=None) -> None:
     drawn = []
     src = m.zone(source)
-    refill = m.game.zone_refill.get(source)
+    name, _, owner = source.partition("#")
+    refill = m.game.zone_refill.get(name)
+    if refill and owner:
+        refill = f"{refill}#{owner}"  # a player's pile refills from that player's own zone
     for _ in range(max(0, count)):
         if not src and refill:
             other = m.zone(refill)

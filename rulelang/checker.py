@@ -398,10 +398,13 @@ class _Checker:
             elif name == "slots" and not isinstance(value, int):
                 self.err("E308", "`slots` needs a number", ppos)
             elif name == "refill":
+                # A shared zone refills from a shared zone; a player's zone from that player's own.
                 other = self.p.zones.get(value) if isinstance(value, str) else None
-                if other is None or other.per:
-                    self.err("E201", f"`refill` needs a shared zone; `{value}` is not one", ppos,
-                             did_you_mean(str(value), [k for k, v in self.p.zones.items() if not v.per]))
+                if other is None or bool(other.per) != bool(z.per):
+                    which = "a per-player zone" if z.per else "a shared zone"
+                    self.err("E201", f"`refill` needs {which}; `{value}` is not one", ppos,
+                             did_you_mean(str(value), [k for k, v in self.p.zones.items()
+                                                       if bool(v.per) == bool(z.per)]))
             elif name in registry.ZONE_VISIBILITY and value is not None:
                 self.err("E209", f"`{name}` takes no value", ppos)
 

@@ -292,3 +292,15 @@ def test_a_choice_for_no_player_is_a_rule_error(tmp_path):
     path = write_game(tmp_path, "flow:\n    may \"Go?\" by active_player:\n        pass\n")
     with pytest.raises(RuleRuntimeError, match="no player to make this choice"):
         interpreter.load(path).new_game(players=1)
+
+
+def test_a_players_pile_refills_from_their_own_discard(tmp_path):
+    path = write_game(tmp_path, (
+        "kind c:\n    v: int\ncards c (name, v, copies):\n    \"C\", 1, 6\n"
+        "zone pile per player: hidden, refill used\nzone used per player: public\nzone hand per player: owner\n"
+        "setup:\n    for p in players:\n        move take(box, 3) to p.used\n"
+        "flow:\n    for p in players:\n        draw 2 from p.pile to p.hand\n"))
+    s = interpreter.load(path).new_game(players=2)
+    for p in range(2):
+        assert len(s.s.zones[f"hand#{p}"]) == 2 and len(s.s.zones[f"pile#{p}"]) == 1
+        assert s.s.zones[f"used#{p}"] == []
