@@ -248,8 +248,8 @@ def _eff_move(m: Machine, cards, zone, position=None) -> None:
 def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=None) -> None:
     drawn = []
     src = m.zone(source)
-    name, _, owner = source.partition("#")
-    refill = m.game.zone_refill.get(name)
+    zone_name, _, owner = source.partition("#")
+    refill = m.game.zone_refill.get(zone_name)
     if refill and owner:
         refill = f"{refill}#{owner}"  # a player's pile refills from that player's own zone
     for _ in range(max(0, count)):
