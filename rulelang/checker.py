@@ -93,8 +93,8 @@ def _compatible(want: str, got: str) -> bool:
         return got.startswith("list:") or got == "zone" or got.startswith("enum_list:")
     if want == "position":
         return got in ("int", "position")
-    if want == "bag":
-        return got.startswith("bag:") or got == "map"
+    if want == "bag" or want.startswith("bag:"):
+        return got.startswith("bag:") or got == "map"  # `{}` is an empty bag
     if want.startswith("list:"):
         return got.startswith("list:") or got == "zone"
     if want.startswith("enum:") and got.startswith("choice:"):

@@ -17,7 +17,7 @@ CODES: dict[str, str] = {
     "E101": "syntax error: an unexpected character",
     "E102": "syntax error: an unexpected word or symbol",
     "E103": "syntax error: the file ends too early",
-    "E104": "an include or extends path leaves the game's folder, or includes itself",
+    "E104": "an include path leaves the folder of the game's entry file",
     "E200": "a name is declared twice",
     "E201": "an unknown name",
     "E202": "an unknown attribute or field",
