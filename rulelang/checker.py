@@ -95,6 +95,8 @@ def _compatible(want: str, got: str) -> bool:
         return got in ("int", "position")
     if want == "bag" or want.startswith("bag:"):
         return got.startswith("bag:") or got == "map"  # `{}` is an empty bag
+    if want.startswith("map"):
+        return got.startswith("map") or got.startswith("bag:")
     if want.startswith("list:"):
         return got.startswith("list:") or got == "zone"
     if want.startswith("enum:") and got.startswith("choice:"):
@@ -561,6 +563,13 @@ class _Checker:
             if t.id in scope:
                 want = scope[t.id]
                 self.p.resolved[id(t)] = ("local", t.id)
+                if want in ("none", "list:any") and check_value:
+                    # `let kept = none` (or `[]`): the first value set gives the local its type
+                    got = self.expr(s.value, scope)
+                    if got not in ("none", "any"):
+                        scope[t.id] = got
+                    self.p.nodes_kept.append(t)
+                    return got
             elif self.globals.get(t.id, ("",))[0] == "var":
                 want = self.type_of_ref(self.globals[t.id][1].type)
                 self.p.resolved[id(t)] = ("var", t.id)
@@ -712,6 +721,9 @@ class _Checker:
                 if not _compatible("int", it):
                     self.err("E302", f"a list is indexed by a number, not a {it}", e.index.pos)
                 return elem_type(t)
+            if t.startswith("map:"):
+                self.expr(e.index, scope)
+                return t[4:]
             if t in ("map", "any"):
                 return "any"
             self.err("E302", f"a {t} cannot be indexed", e.pos)
@@ -722,6 +734,8 @@ class _Checker:
             return self.call(e, scope)
         if isinstance(e, n.BinOp):
             a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+            if e.op == "+" and a == "zone" and (b == "zone" or b.startswith("list:")):
+                return "list:card"
             if e.op == "+" and (a.startswith("list:") or a.startswith("bag:")):
                 return a
             if e.op == "-" and a.startswith("bag:"):
@@ -734,7 +748,7 @@ class _Checker:
             a = self.expr(e.left, scope)
             b = self.expr(e.right, scope)
             if e.op in ("in", "notin"):
-                if not (b.startswith("list:") or b in ("zone", "any", "map") or b.startswith("bag:")
+                if not (b.startswith("list:") or b in ("zone", "any") or b.startswith("map") or b.startswith("bag:")
                         or b.startswith("enum_list:")):
                     self.err("E302", f"`in` needs a list or zone on its right; this is a {b}", e.right.pos)
             elif e.op in ("<", "<=", ">", ">="):
@@ -772,6 +786,11 @@ class _Checker:
             for _, v in e.items:
                 self.expr(v, scope)
             enums = {self.p.member_enum.get(k) for k in keys if isinstance(k, str)}
+            value_types = [self.p.types.get(id(v), "any") for _, v in e.items]
+            if value_types and any(t != "int" for t in value_types):
+                # A table from keys to other values (regions, lists): a map, indexed by its keys.
+                first = next((t for t in value_types if t not in ("none", "any")), "any")
+                return f"map:{first}"
             if keys and all(isinstance(k, str) for k in keys):
                 if None in enums or len(enums) != 1:
                     bad = next((k for k in keys if k not in self.p.member_enum), keys[0])
@@ -870,7 +889,18 @@ class _Checker:
                 return "int"
             cands = list(self.p.tokens)
         elif t == "any":
-            self.p.resolved[id(e)] = ("dynamic", name)
+            # The value's type is not known here (an item of a mixed list): go by the name,
+            # which is unambiguous in most games, and say so when it is not.
+            fields = {f.name: f.type for k in self.p.kinds.values() for f in k.fields}
+            fields["name"] = n.TypeRef("name", "text", e.pos)
+            if name in fields and g[0] not in ("pvar", "pzone"):
+                self.p.resolved[id(e)] = ("field", name)
+                return self.type_of_ref(fields[name])
+            if g[0] in ("pvar", "pzone", "cvar") and name not in fields:
+                self.p.resolved[id(e)] = (g[0], name)
+                return "zone" if g[0] == "pzone" else self.type_of_ref(g[1].type)
+            self.err("E202", f"cannot tell what `.{name}` means here: the value before the dot has no known type",
+                     e.pos, "give it a type: take it from a typed list, or pass it to a typed parameter")
             return "any"
         else:
             self.err("E202", f"a {t} has no attribute `{name}`", e.pos)
@@ -950,6 +980,8 @@ class _Checker:
                 return "list:card" if first == "zone" else first
             if e.func == "flatten":
                 inner = elem_type(first)
+                if inner == "zone":
+                    return "list:card"
                 return inner if inner.startswith("list:") else "list:any"
         if e.func == "bag" and arg_types:
             inner = elem_type(arg_types[0])

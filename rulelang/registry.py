@@ -142,6 +142,8 @@ FUNCTIONS: tuple[Builtin, ...] = (
               P("low", "int", "first number"), P("high", "int", "last number")),
     _function("lookup", "int", "The item of a table at an index, clamped to the table's ends.",
               P("table", "ints", "a list of numbers"), P("index", "int", "0-based index")),
+    _function("index_of", "int", "The 0-based position of an item in a list, or -1 when it is absent.",
+              P("items", "list", "a list or zone"), P("item", "any", "the item looked for")),
     _function("take", "list", "The first N items of a list.", P("items", "list", "a list"),
               P("count", "int", "how many")),
     # bags (multisets of enum members)
@@ -168,6 +170,8 @@ FUNCTIONS: tuple[Builtin, ...] = (
     _function("players_from", "players", "All players in turn order, starting with one.",
               P("player", "player", "the first player")),
     _function("next_player", "player", "The player after one in turn order.", P("player", "player", "a player")),
+    _function("previous_player", "player", "The player before one in turn order.",
+              P("player", "player", "a player")),
     _function("others", "players", "All players but one, in turn order after them.",
               P("player", "player", "the player left out")),
     # tokens and modifiers

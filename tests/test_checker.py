@@ -129,3 +129,25 @@ def test_syntax_errors(text, code, where):
     assert d.code == code, str(err.value)
     if where:
         assert (d.pos.line, d.pos.col) == where, str(err.value)
+
+
+def check_text(text):
+    return check([parse_text(text, "case.rules")], {"case.rules": text})
+
+
+def test_maps_with_enum_keys_and_other_values_are_typed():
+    program = check_text(PRELUDE + (
+        "enum site: s1, s2\nconst region_of = {s1: red, s2: blue}\nconst table = {red: [1, 2], blue: [3, 4]}\n"
+        "var r: color = red\nprocedure f(p: player):\n    set r = region_of[s2]\n"
+        "    let x = lookup(table[r], 1)\n"))
+    assert program.consts["region_of"]
+
+
+def test_a_local_first_set_to_none_takes_the_type_of_its_first_value():
+    check_text(PRELUDE + "procedure f(p: player):\n    let kept = none\n    set kept = first(deck)\n"
+                         "    let v = kept.profit\n")
+
+
+def test_flatten_of_zones_is_a_list_of_cards():
+    check_text(PRELUDE + "procedure f(p: player):\n    let v = sum(c.profit for c in flatten([deck, p.hand]))\n"
+                         "    let w = sum(c.profit for c in deck + p.hand)\n")
