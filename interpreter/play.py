@@ -35,9 +35,9 @@ class QuitGame(Exception):
 
 
 def seat_name(player: int | None) -> str:
-    """How a seat is shown to people: seats are numbered from 0, as in ``--agents``
-    and in zone keys such as ``hand#0``."""
-    return "-" if player is None else f"P{player}"
+    """How a seat is shown to people, as the engine names players in its log: seat 0
+    (the first name in ``--agents``, zone key ``hand#0``) is "Player 1"."""
+    return "-" if player is None else f"Player {player + 1}"
 
 
 def _width() -> int:
@@ -82,12 +82,12 @@ def _zone_title(key: str, zone: dict, you: int | None) -> str:
 
 def _render_zone(key: str, zone: dict, you: int | None, width: int) -> list[str]:
     title = _zone_title(key, zone, you)
-    count = zone.get("count", 0)
+    count = zone.get("count")
     cards = zone.get("cards")
-    vis = zone.get("visibility", "")
+    if count is None:  # hidden while players choose at the same time
+        return [f"  {title}: (hidden for now)"]
     if cards is None:
-        noun = "card" if count == 1 else "cards"
-        return [f"  {title}: {count} {noun}, face down ({vis})" if vis else f"  {title}: {count} {noun}, face down"]
+        return [f"  {title}: {count} card{'' if count == 1 else 's'}, face down"]
     head = f"  {title} ({count}):"
     if not cards:
         return [head + " (empty)"]
@@ -118,8 +118,11 @@ def _render_tokens(tokens: dict) -> list[str]:
                 total = sum(v for v in amount.values() if isinstance(v, int))
                 if total == 0:
                     continue
-                sides = ", ".join(f"{side} {n}" for side, n in amount.items() if n)
-                parts.append(f"{token} {total} ({sides})")
+                held_sides = [(side, n) for side, n in amount.items() if n]
+                if len(held_sides) == 1:
+                    parts.append(f"{token} {total} ({held_sides[0][0]})")
+                else:
+                    parts.append(f"{token} {total} ({', '.join(f'{side} {n}' for side, n in held_sides)})")
             elif amount:
                 parts.append(f"{token} {amount}")
         if parts:
@@ -167,12 +170,9 @@ def render_view(view: dict, title: str = "", width: int | None = None) -> str:
 
 
 def format_log_entry(entry: Any) -> str:
-    """One ``LogEntry(kind, player, text)`` as a line."""
-    player = getattr(entry, "player", None)
-    text = getattr(entry, "text", str(entry))
-    if player is None:
-        return f"  {text}"
-    return f"  {seat_name(player)}: {text}"
+    """One ``LogEntry(kind, player, text)`` as a line (the engine's text already names
+    the player who chose)."""
+    return f"  {getattr(entry, 'text', entry)}"
 
 
 def render_actions(actions: list, prompt: str = "") -> str:
@@ -254,7 +254,7 @@ class HumanAgent:
         self._print(render_view(state.view(player), self.title))
         decision = getattr(state, "decision", None)
         prompt = getattr(decision, "prompt", "") if decision is not None else ""
-        self._print(render_actions(actions, f"{seat_name(player)}, {prompt or 'choose'}:"))
+        self._print(render_actions(actions, f"{seat_name(player)}: {prompt or 'choose an action'}"))
 
     def choose(self, state: Any, player: int) -> Any:
         actions = list(state.legal_actions(player))

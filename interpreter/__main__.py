@@ -1,0 +1,7 @@
+"""``python -m interpreter`` runs the ``rulelang`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

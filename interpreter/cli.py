@@ -1,0 +1,398 @@
+"""The ``rulelang`` command (also ``python -m interpreter``).
+
+Subcommands: ``check``, ``info``, ``play``, ``simulate``, ``replay``, ``bench``; run
+``rulelang COMMAND --help`` for each one's arguments.
+
+Exit status: 0 success; 1 an error (rule-file diagnostics, a bad option value, a game
+that failed during simulation, a log that does not replay); 2 bad command-line usage
+(from argparse); 130 a game of ``play`` abandoned with ``q``, end of input or Ctrl-C.
+Errors are printed as one message without a traceback; set ``RULELANG_DEBUG=1`` to get
+the traceback too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import traceback
+from typing import Any
+
+from .agents import AGENT_NAMES, agent_seed, make_agent
+from .play import QUIT_EXIT_CODE, HumanAgent, QuitGame, format_log_entry, render_result, seat_name
+from .simulate import (
+    LogError,
+    Progress,
+    bench,
+    format_bench,
+    format_summary,
+    log_from_state,
+    next_player,
+    replay,
+    save_log,
+    simulate,
+)
+
+__all__ = ["build_parser", "main", "parse_option"]
+
+
+# --------------------------------------------------------------------------- argument types
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``K=V`` from the command line: ``true``/``false`` become booleans, whole numbers
+    become ints, anything else stays a string (an enum choice)."""
+    key, sep, value = text.partition("=")
+    key, value = key.strip(), value.strip()
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    if value.lower() in ("true", "false"):
+        return key, value.lower() == "true"
+    if re.fullmatch(r"-?\d+", value):
+        return key, int(value)
+    return key, value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("expected a positive number of seconds")
+    return value
+
+
+def _agent_list(text: str) -> list[str]:
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if n not in AGENT_NAMES]
+    if not names or bad:
+        what = f"unknown agent {bad[0]!r}" if bad else "no agent named"
+        raise argparse.ArgumentTypeError(
+            f"{what}; choose from {', '.join(AGENT_NAMES)} (comma-separated, one per seat)")
+    return names
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class CommandError(Exception):
+    """A problem with what was asked (exit 1, message only)."""
+
+
+def _options(args: argparse.Namespace) -> dict:
+    return dict(getattr(args, "option", None) or [])
+
+
+def _load(path: str, options: dict | None = None, house: list[str] | None = None) -> Any:
+    import interpreter
+
+    if not os.path.exists(path):
+        raise CommandError(f"{path}: no such game folder or rule file")
+    kwargs: dict[str, Any] = {}
+    if house:
+        kwargs["house"] = list(house)
+    return interpreter.load(path, options=options or {}, **kwargs)
+
+
+def _check_players(game: Any, players: int) -> None:
+    lo, hi = game.min_players, game.max_players
+    if not lo <= players <= hi:
+        span = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        raise CommandError(f"{game.name} is for {span} players, not {players}")
+
+
+def _seat_agents(names: list[str] | None, players: int, default: list[str],
+                 parser: argparse.ArgumentParser) -> list[str]:
+    if names is None:
+        return default
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        parser.error(f"--agents names {len(names)} agents for {players} players "
+                     "(give one name for every seat, or a single name for all)")
+    return names
+
+
+def _dump_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    game = _load(args.path, _options(args), args.house)
+    span = f"{game.min_players}" if game.min_players == game.max_players else \
+        f"{game.min_players}-{game.max_players}"
+    extra = f", {len(args.house)} house rule file(s)" if args.house else ""
+    print(f"{args.path}: ok ({game.name}, {span} players, {len(game.options)} options{extra})")
+    return 0
+
+
+def _option_domain(opt: Any) -> str:
+    kind = getattr(opt, "kind", "")
+    choices = list(getattr(opt, "choices", []) or [])
+    if kind == "bool":
+        return "true | false"
+    if kind == "range" and choices:
+        return f"{min(choices)} to {max(choices)}"
+    if kind == "int" or not choices:
+        return "a whole number"
+    return " | ".join(str(c) for c in choices)
+
+
+def _fmt_default(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    game = _load(args.path)
+    if args.json:
+        _dump_json({
+            "name": game.name,
+            "source_path": getattr(game, "source_path", args.path),
+            "min_players": game.min_players,
+            "max_players": game.max_players,
+            "options": [{"name": o.name, "kind": o.kind, "choices": list(o.choices),
+                         "default": o.default, "doc": o.doc} for o in game.options],
+        })
+        return 0
+    print(game.name)
+    print(f"  rules:   {getattr(game, 'source_path', args.path)}")
+    span = f"{game.min_players}" if game.min_players == game.max_players else \
+        f"{game.min_players} to {game.max_players}"
+    print(f"  players: {span}")
+    if not game.options:
+        print("  options: none")
+        return 0
+    print("  options (set with --option NAME=VALUE):")
+    for opt in game.options:
+        print(f"    {opt.name}: {_option_domain(opt)}  (default {_fmt_default(opt.default)})")
+        if getattr(opt, "doc", ""):
+            print(f"        {opt.doc}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    game = _load(args.path, _options(args))
+    _check_players(game, args.players)
+    names = _seat_agents(args.agents, args.players, ["human"] + ["random"] * (args.players - 1), parser)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    hotseat = names.count("human") > 1
+    agents = [HumanAgent(hotseat=hotseat, title=game.name) if n == "human" else make_agent(n, agent_seed(seed, i))
+              for i, n in enumerate(names)]
+    humans = [i for i, n in enumerate(names) if n == "human"]
+    who = ", ".join(f"{seat_name(i)} {n}" for i, n in enumerate(names))
+    print(f"{game.name}: {args.players} players ({who}), seed {seed}")
+    state = game.new_game(players=args.players, seed=seed)
+    shown = 0
+    try:
+        while not state.is_over:
+            player = next_player(state)
+            action = agents[player].choose(state, player)
+            state.apply(action)
+            if not humans:  # watching computer players: print the log as it grows
+                for entry in state.log[shown:]:
+                    print(format_log_entry(entry))
+                shown = len(state.log)
+    finally:
+        if args.save_log:
+            save_log(args.save_log, log_from_state(game, state, args.path, names))
+            print(f"game log saved to {args.save_log}")
+    if humans:
+        recap = agents[humans[0]].recap(state, humans[0])
+        if recap:
+            print("Since your last decision:")
+            print("\n".join(recap))
+    print(render_result(state))
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    game = _load(args.path, _options(args))
+    _check_players(game, args.players)
+    names = _seat_agents(args.agents, args.players, ["random"] * args.players, parser)
+    if "human" in names:
+        parser.error("simulate runs without people: use random or greedy agents")
+    progress = None if args.json else Progress(args.games, label="games")
+    summary = simulate(game, args.players, args.games, seed=args.seed, agent_names=names,
+                       progress=progress, save_logs=args.save_logs, game_path=args.path)
+    if args.json:
+        _dump_json(summary.to_dict())
+    else:
+        print(format_summary(summary))
+        if args.save_logs:
+            print(f"game logs saved in {args.save_logs}")
+    if summary.errors:
+        print(f"rulelang: {len(summary.errors)} of {summary.games} games stopped with an error",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    result = replay(args.log, game_path=args.game)
+    print(f"{args.log}: {result.message}", file=sys.stdout if result.ok else sys.stderr)
+    return 0 if result.ok else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    game = _load(args.path, _options(args))
+    _check_players(game, args.players)
+    total = args.games if args.games is not None else (None if args.seconds else 20)
+    progress = None if args.json or total is None else Progress(total, label="playouts")
+    result = bench(game, args.players, games=total, seconds=args.seconds, seed=args.seed, progress=progress)
+    if args.json:
+        _dump_json(result.to_dict())
+    else:
+        print(format_bench(result))
+    return 1 if result.errors else 0
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("rulelang")
+    except Exception:
+        return "unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rulelang",
+        description="Check, inspect, play, simulate and benchmark games written in rulelang.",
+        epilog="Exit status: 0 ok, 1 error, 2 bad usage, 130 game abandoned.")
+    parser.add_argument("--version", action="version", version=f"rulelang {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add_option_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--option", action="append", type=parse_option, metavar="NAME=VALUE", default=[],
+                       help="set a game option (repeatable); see `rulelang info PATH`")
+
+    path_help = "a game folder (holding game.rules) or a .rules file"
+
+    p = sub.add_parser("check", help="check rule files and report every error")
+    p.add_argument("path", metavar="PATH", help=path_help)
+    p.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="a house-rule file applied on top of the game (repeatable, in order)")
+    add_option_arg(p)
+    p.set_defaults(run=lambda a: cmd_check(a))
+
+    p = sub.add_parser("info", help="show a game's name, player counts and options")
+    p.add_argument("path", metavar="PATH", help=path_help)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(run=lambda a: cmd_info(a))
+
+    p = sub.add_parser("play", help="play at the terminal against computer players")
+    p.add_argument("path", metavar="PATH", help=path_help)
+    p.add_argument("--players", type=_positive_int, required=True, metavar="N")
+    p.add_argument("--seed", type=int, metavar="S", help="random seed (default: a fresh one, printed)")
+    p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
+                   help="one agent per seat from human, random, greedy (default: human,random,...)")
+    p.add_argument("--save-log", metavar="FILE", help="write the game log to FILE when the game stops")
+    add_option_arg(p)
+    p.set_defaults(run=lambda a, p=p: cmd_play(a, p))
+
+    p = sub.add_parser("simulate", help="play many games between computer agents and sum them up")
+    p.add_argument("path", metavar="PATH", help=path_help)
+    p.add_argument("--players", type=_positive_int, required=True, metavar="N")
+    p.add_argument("--games", type=_positive_int, required=True, metavar="K")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first game; game i uses S+i")
+    p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
+                   help="one agent per seat from random, greedy (default: random everywhere)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON (and no progress bar)")
+    p.add_argument("--save-logs", metavar="DIR", help="write one game log per game into DIR")
+    add_option_arg(p)
+    p.set_defaults(run=lambda a, p=p: cmd_simulate(a, p))
+
+    p = sub.add_parser("replay", help="replay a game log and check it gives the recorded result")
+    p.add_argument("log", metavar="LOG", help="a game log written by simulate --save-logs or play --save-log")
+    p.add_argument("--game", metavar="PATH", help="the game to use instead of the path stored in the log")
+    p.set_defaults(run=lambda a: cmd_replay(a))
+
+    p = sub.add_parser("bench", help="measure random playouts, decisions per second, clone cost, memory")
+    p.add_argument("path", metavar="PATH", help=path_help)
+    p.add_argument("--players", type=_positive_int, required=True, metavar="N")
+    p.add_argument("--games", type=_positive_int, metavar="K", help="number of playouts (default 20)")
+    p.add_argument("--seconds", type=_seconds, metavar="T", help="play for T seconds instead")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_option_arg(p)
+    p.set_defaults(run=lambda a: cmd_bench(a))
+    return parser
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def _rule_error_types() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """(errors in rule files found at load time, errors raised by rules while a game runs)."""
+    try:
+        from rulelang.diagnostics import RuleError
+    except ImportError:
+        return (), ()
+    try:
+        from rulelang.diagnostics import RuleRuntimeError
+    except ImportError:
+        return (RuleError,), ()
+    return (RuleError,), (RuleRuntimeError,)
+
+
+def _fail(message: str) -> int:
+    print(f"rulelang: error: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status. Bad usage exits 2 via argparse."""
+    args = build_parser().parse_args(argv)
+    rule_errors, runtime_errors = _rule_error_types()
+    debug = bool(os.environ.get("RULELANG_DEBUG"))
+    try:
+        return args.run(args)
+    except QuitGame:
+        print("\nGame abandoned.", file=sys.stderr)
+        return QUIT_EXIT_CODE
+    except BrokenPipeError:  # output piped into a program that stopped reading (head, less)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return QUIT_EXIT_CODE
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        if rule_errors and isinstance(exc, rule_errors):
+            print(str(exc), file=sys.stderr)
+            return 1
+        if runtime_errors and isinstance(exc, runtime_errors):
+            return _fail(f"the rules failed while the game ran: {exc}")
+        if isinstance(exc, (CommandError, LogError, ValueError)):
+            return _fail(str(exc))
+        if isinstance(exc, OSError):
+            return _fail(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+        return _fail(f"{type(exc).__name__}: {exc}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
