@@ -18,6 +18,7 @@ import os
 import random
 import re
 import sys
+import time
 import traceback
 from typing import Any
 
@@ -251,6 +252,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_test(args: argparse.Namespace) -> int:
+    from .scenario import format_report, run_paths, scenario_files
+
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        raise CommandError(f"no such file or folder: {', '.join(missing)}")
+    if not scenario_files(args.paths):
+        raise CommandError("no scenario files found (they end in .scenario)")
+    start = time.perf_counter()
+    results = run_paths(args.paths, args.house or None)
+    print(format_report(results, time.perf_counter() - start))
+    return 0 if all(r.passed for r in results) else 1
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     game = _load(args.path, _options(args))
     _check_players(game, args.players)
@@ -338,6 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     add_option_arg(p)
     p.set_defaults(run=lambda a: cmd_bench(a))
+
+    p = sub.add_parser("test", help="run scenario files (tests written in the rules' own terms)")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files, or folders searched for *.scenario")
+    p.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="a house-rule file applied on top of each scenario's game (repeatable)")
+    p.set_defaults(run=lambda a: cmd_test(a))
     return parser
 
 

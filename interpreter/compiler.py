@@ -16,12 +16,37 @@ import attrs
 from rulelang import nodes as n
 from rulelang import registry
 from rulelang.checker import Program
-from rulelang.diagnostics import RuleRuntimeError
+from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
 
-from .runtime import EFFECTS, FUNCTIONS, MAX_LIST_SIZE, Machine
+from .runtime import EFFECTS, FUNCTIONS, MAX_INT, MAX_LIST_SIZE, MAX_STEPS_PER_ACTION, MAX_TEXT, Machine, python_error
 from .state import Branch, Frame, Pending
 
 Fn = Callable[[Machine, dict], Any]
+MAX_CARDS = 10_000  # components in one game, copies counted
+
+
+class _Static:
+    """What constants are evaluated with at load time: a step budget and no game state, so a
+    `const` or a `var`'s initial value that reads the state fails (and is reported)."""
+
+    s = None
+    game = None
+    branch = None
+
+    def __init__(self):
+        self.steps = 0
+
+    def charge(self, amount: int, pos=None) -> None:
+        self.steps += amount
+        if self.steps > MAX_STEPS_PER_ACTION:
+            raise RuleRuntimeError(f"more than {MAX_STEPS_PER_ACTION} steps to work out a constant", pos)
+
+
+def _big(value, pos):
+    """Refuse numbers past MAX_INT: repeated doubling or squaring would otherwise eat memory."""
+    if type(value) is int and not -MAX_INT <= value <= MAX_INT:
+        raise RuleRuntimeError(f"a number grew past {MAX_INT:.0e}", pos)
+    return value
 
 
 @attrs.define
@@ -48,6 +73,7 @@ class CompiledGame:
     invariants: list[tuple[str, Fn]]
     enums: dict[str, tuple[str, ...]]
     proc_params: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+    scenarios: list = attrs.Factory(list)
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -87,7 +113,8 @@ class _Compiler:
             parts = [(p if isinstance(p, str) else self.text(p)) for p in e.parts]
 
             def template(m, L):
-                return "".join(p if isinstance(p, str) else p(m, L) for p in parts)
+                text = "".join(p if isinstance(p, str) else p(m, L) for p in parts)
+                return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
             return template
         if isinstance(e, n.Name):
             return self.name(e)
@@ -104,7 +131,7 @@ class _Compiler:
                     return o.get(i, 0) if is_bag else o.get(i)
                 try:
                     return o[i]
-                except (IndexError, TypeError):
+                except (IndexError, TypeError, KeyError):
                     raise RuleRuntimeError(f"index {i} is outside a list of {len(o) if o else 0}", pos) from None
             return index
         if isinstance(e, n.Gen):
@@ -116,15 +143,21 @@ class _Compiler:
         if isinstance(e, n.Compare):
             a, b = self.expr(e.left), self.expr(e.right)
             op = e.op
-            if op == "==":
-                return lambda m, L: a(m, L) == b(m, L)
-            if op == "!=":
-                return lambda m, L: a(m, L) != b(m, L)
-            if op == "in":
-                return lambda m, L: a(m, L) in (b(m, L) or ())
-            if op == "notin":
-                return lambda m, L: a(m, L) not in (b(m, L) or ())
             pos = e.pos
+            if op in ("==", "!="):
+                def equal(m, L):
+                    x, y = a(m, L), b(m, L)
+                    if isinstance(x, (list, dict)):
+                        m.charge(len(x), pos)
+                    return (x == y) == (op == "==")
+                return equal
+            if op in ("in", "notin"):
+                def contains(m, L):
+                    x, y = a(m, L), b(m, L) or ()
+                    if isinstance(y, list):
+                        m.charge(len(y), pos)
+                    return (x in y) == (op == "in")
+                return contains
             cmp = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
                    ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}[op]
 
@@ -155,7 +188,8 @@ class _Compiler:
             return lambda m, L: not a(m, L)
         if isinstance(e, n.Neg):
             a = self.expr(e.operand)
-            return lambda m, L: -a(m, L)
+            pos = e.pos
+            return lambda m, L: _big(-a(m, L), pos)
         if isinstance(e, n.Cond):
             t, c, o = self.expr(e.then), self.expr(e.test), self.expr(e.orelse)
             return lambda m, L: t(m, L) if c(m, L) else o(m, L)
@@ -177,9 +211,16 @@ class _Compiler:
             return lambda m, L: m.game.card_names[f(m, L)] if f(m, L) is not None else "none"
         if t == "player":
             return lambda m, L: m.game.player_name(f(m, L)) if f(m, L) is not None else "none"
-        if t.startswith("list:card") or t == "zone":
-            return lambda m, L: ", ".join(m.game.card_names[c] for c in f(m, L))
-        return lambda m, L: str(f(m, L))
+        pos = e.pos
+
+        def shown(m, L):
+            v = f(m, L)
+            if isinstance(v, (list, dict)):
+                m.charge(len(v), pos)
+                if t.startswith("list:card") or t == "zone":
+                    return ", ".join(m.game.card_names[c] for c in v)
+            return str(v)
+        return shown
 
     def label_fn(self, t: str) -> Callable[[Machine, Any], str]:
         if t == "card":
@@ -236,8 +277,21 @@ class _Compiler:
 
     def const(self, name: str) -> Any:
         if name not in self.consts:
-            self.consts[name] = self.expr(self.p.consts[name].value)(None, {})
+            self.consts[name] = self.static(self.p.consts[name].value, f"`{name}`")
         return self.consts[name]
+
+    def static(self, e, what: str) -> Any:
+        """A value worked out once at load time (a const, a var's initial value, a card's value)."""
+        try:
+            return self.expr(e)(_Static(), {})
+        except RuleRuntimeError as err:
+            message, pos = err.bare_message, err.pos or e.pos
+        except AttributeError:  # it reached for the state of a game, which does not exist yet
+            message, pos = "it depends on the state of a game", e.pos
+        except (ArithmeticError, LookupError, TypeError, ValueError) as err:
+            message, pos = f"it cannot be worked out ({python_error(err)})", e.pos
+        raise RuleError([Diagnostic("E304", f"{what} must be known when the game is loaded: {message}", pos,
+                                    "a value that depends on the game belongs in `setup:` or a `define`")])
 
     def holder(self, e) -> Fn:
         """An expression as a token holder key: supply, pN, cN or m:member."""
@@ -302,8 +356,7 @@ class _Compiler:
             return field
         if cat == "cvar":
             obj = self.expr(e.obj)
-            default = self.p.vars[name].init
-            init = self.expr(default)(None, {})
+            init = self.static(self.p.vars[name].init, f"the initial value of `{name}`")
             return lambda m, L: m.s.vars.get(f"{name}@{obj(m, L)}", init)
 
         def dynamic(m, L):
@@ -317,8 +370,11 @@ class _Compiler:
         var = e.var
         missing = object()
 
+        pos = e.pos
+
         def gen(m, L):
             items = list(src(m, L) or ())
+            m.charge(len(items), pos)
             old = L.get(var, missing)
             out = []
             try:
@@ -344,23 +400,31 @@ class _Compiler:
                 if isinstance(x, dict):
                     out = dict(x)
                     for k, v in y.items():
-                        out[k] = out.get(k, 0) + v
+                        out[k] = _big(out.get(k, 0) + v, pos)
                     return out
-                if isinstance(x, list):
+                if isinstance(x, (list, str)):
                     if len(x) + len(y) > MAX_LIST_SIZE:
-                        raise RuleRuntimeError("a list grew too long", pos)
+                        raise RuleRuntimeError("a list grew too long" if isinstance(x, list)
+                                               else "a text grew too long", pos)
+                    m.charge(len(x) + len(y), pos)
                     return x + y
-                return x + y
+                return _big(x + y, pos)
             return add
         if op == "-":
             def sub(m, L):
                 x, y = a(m, L), b(m, L)
                 if isinstance(x, dict):
                     return {k: v - y.get(k, 0) for k, v in x.items() if v - y.get(k, 0) > 0}
-                return x - y
+                return _big(x - y, pos)
             return sub
         if op == "*":
-            return lambda m, L: a(m, L) * b(m, L)
+            def mul(m, L):
+                x, y = a(m, L), b(m, L)
+                if not (isinstance(x, int) and isinstance(y, int)):
+                    raise RuleRuntimeError(f"`*` multiplies numbers, not {type(x).__name__} and "
+                                           f"{type(y).__name__}", pos)
+                return _big(x * y, pos)
+            return mul
 
         def divide(m, L):
             x, y = a(m, L), b(m, L)
@@ -387,17 +451,30 @@ class _Compiler:
             a0 = args[0]
 
             def call1(m, L):
+                x = a0(m, L)
+                if isinstance(x, (list, dict)):
+                    m.charge(len(x), pos)
                 try:
-                    return impl(m, a0(m, L))
-                except (TypeError, ValueError, KeyError, AttributeError) as err:
-                    raise RuleRuntimeError(f"`{name}` failed: {err}", pos) from None
+                    r = impl(m, x)
+                except (TypeError, ValueError, LookupError, AttributeError) as err:
+                    raise RuleRuntimeError(f"`{name}` failed: {python_error(err)}", pos) from None
+                if isinstance(r, list):
+                    m.charge(len(r), pos)
+                return r
             return call1
 
         def call(m, L):
+            values = [f(m, L) for f in args]
+            for x in values:
+                if isinstance(x, (list, dict)):
+                    m.charge(len(x), pos)
             try:
-                return impl(m, *[f(m, L) for f in args])
-            except (TypeError, ValueError, KeyError, AttributeError) as err:
-                raise RuleRuntimeError(f"`{name}` failed: {err}", pos) from None
+                r = impl(m, *values)
+            except (TypeError, ValueError, LookupError, AttributeError) as err:
+                raise RuleRuntimeError(f"`{name}` failed: {python_error(err)}", pos) from None
+            if isinstance(r, list):
+                m.charge(len(r), pos)
+            return r
         return call
 
     def define_call(self, name: str, args: list[Fn]) -> Fn:
@@ -518,10 +595,12 @@ class _Compiler:
         op = s.op
         t = s.target
 
+        where = s.pos
+
         def combine(old, new):
             if op == "=":
                 return new
-            return old + new if op == "+=" else old - new
+            return _big(old + new if op == "+=" else old - new, where)
         if isinstance(t, n.Index):
             get, put = self.place_of(t.obj)
             index = self.expr(t.index)
@@ -577,7 +656,7 @@ class _Compiler:
                     m.shared_change(f"set another player's `{name}`", pos)
                 m.s.vars[f"{name}#{who}"] = v
             return (lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]), put_pvar
-        init = self.expr(self.p.vars[name].init)(None, {})
+        init = self.static(self.p.vars[name].init, f"the initial value of `{name}`")
 
         def put_cvar(m, L, v):
             card = obj(m, L)
@@ -685,6 +764,7 @@ class _Compiler:
 
         def begin(m, fr):
             fr.locals[items] = list(src(m, fr.locals) or ())
+            m.charge(len(fr.locals[items]), s.pos)
             fr.locals[index] = 0
             fr.pc += 1
         ops.append(_wrap(begin, s.pos))
@@ -890,6 +970,7 @@ class _PickOp(_Op):
     def __call__(self, m: Machine, fr: Frame) -> None:
         L = fr.locals
         items = list(self.source(m, L) or ())
+        m.charge(len(items), self.pos)
         if self.cond is not None:
             kept = []
             old = L.get(self.var)
@@ -1003,11 +1084,14 @@ def _disambiguate(labels: list[str]) -> list[str]:
     """Equal labels get a position so people (and logs) can tell the actions apart."""
     if len(set(labels)) == len(labels):
         return labels
+    total: dict[str, int] = {}
+    for lab in labels:
+        total[lab] = total.get(lab, 0) + 1
     counts: dict[str, int] = {}
     out = []
     for lab in labels:
         counts[lab] = counts.get(lab, 0) + 1
-        out.append(f"{lab} ({counts[lab]})" if labels.count(lab) > 1 else lab)
+        out.append(f"{lab} ({counts[lab]})" if total[lab] > 1 else lab)
     return out
 
 
@@ -1022,10 +1106,14 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     by_kind: dict[str, list[int]] = {}
     for table in p.cards:
         for row in table.rows:
-            values = {col: c.expr(v)(None, {}) for col, v in zip(table.columns, row.values, strict=False)}
+            values = {col: c.static(v, f"`{col}`") for col, v in zip(table.columns, row.values, strict=False)}
             copies = values.pop("copies", 1)
-            if not isinstance(copies, int) or copies < 0 or copies > 10_000:
-                raise RuleRuntimeError(f"copies must be a number from 0 to 10000, not {copies!r}", row.pos)
+            if not isinstance(copies, int) or copies < 0 or copies > MAX_CARDS:
+                raise RuleError([Diagnostic("E308", f"copies must be a number from 0 to {MAX_CARDS}, not {copies!r}",
+                                            row.pos)])
+            if len(names) + copies > MAX_CARDS:
+                raise RuleError([Diagnostic("E308", f"a game has at most {MAX_CARDS} cards; this row makes "
+                                                    f"{len(names) + copies}", row.pos)])
             for _ in range(copies):
                 by_kind.setdefault(table.kind, []).append(len(names))
                 names.append(str(values.get("name", table.kind)))
@@ -1045,7 +1133,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         props = {name: values for name, values, _ in t.props}
         sides[t.name] = list(props.get("sides", ("",)))
         supply[t.name] = props.get("supply", (0,))[0]
-    var_inits = {v.name: (v.per, c.expr(v.init)(None, {})) for v in p.vars.values()}
+    var_inits = {v.name: (v.per, c.static(v.init, f"the initial value of `{v.name}`")) for v in p.vars.values()}
     c.codes["setup"] = []
     if p.setup:
         c.code("setup", p.setup.body)
@@ -1062,6 +1150,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     score_lines = [(line.label, c.expr(line.value)) for line in (p.score.lines if p.score else ())]
     tiebreaks = [c.expr(k) for k in (p.tiebreak.keys if p.tiebreak else ())]
     invariants = [(inv.text, c.expr(inv.value)) for inv in p.invariants]
+    scenarios = [_compile_scenario(c, i, sc) for i, sc in enumerate(p.scenarios)]
     # Compile every define body now, so no compiling happens during play.
     for name in p.defines:
         c.define_call(name, [])
@@ -1073,7 +1162,58 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         triggers=triggers, score_lines=score_lines, score_var=p.score.var if p.score else "p",
         tiebreaks=tiebreaks, invariants=invariants, enums=dict(p.enums),
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
+        scenarios=scenarios,
     )
+
+
+@attrs.frozen
+class ScenarioStep:
+    kind: str  # given, play, choose, expect, decision
+    pos: n.Pos
+    text: str | None = None
+    code: str | None = None  # given: the code key of its statements
+    args: tuple = ()  # play: argument closures
+    check: Fn | None = None  # expect: the condition
+    sides: tuple | None = None  # expect on a comparison: (op, left, right) to show actual values
+    by: Fn | None = None
+    active: int | None = None  # play: which argument is the player whose turn it is
+
+
+@attrs.frozen
+class Scenario:
+    name: str
+    players: int | None
+    seed: int
+    options: dict
+    steps: tuple
+    pos: n.Pos
+
+
+def _compile_scenario(c: _Compiler, i: int, sc: n.ScenarioDecl) -> Scenario:
+    steps = []
+    for k, st in enumerate(sc.steps):
+        by = c.expr(st.by) if st.by is not None else None
+        if st.kind == "given":
+            key = f"scenario:{i}:{k}"
+            c.code(key, st.body)
+            steps.append(ScenarioStep("given", st.pos, code=key))
+        elif st.kind == "play":
+            params = c.p.procs[st.text].params
+            active = next((j for j, prm in enumerate(params) if prm.type.name == "player"), None)
+            steps.append(ScenarioStep("play", st.pos, text=st.text, args=tuple(c.expr(a) for a in st.args),
+                                      active=active))
+        elif st.kind == "expect":
+            cond = st.args[0]
+            sides = None
+            if isinstance(cond, n.Compare):
+                sides = (cond.op, c.text(cond.left), c.text(cond.right))
+            steps.append(ScenarioStep("expect", st.pos, check=c.expr(cond), sides=sides))
+        else:
+            steps.append(ScenarioStep(st.kind, st.pos, text=st.text, by=by))
+    options = {}
+    for name, value in sc.options:
+        options[name] = value.id if isinstance(value, n.Name) else value.value
+    return Scenario(sc.name, sc.players, sc.seed, options, tuple(steps), sc.pos)
 
 
 def score_fn(game: CompiledGame, f: Fn) -> Callable[[Machine, int], Any]:

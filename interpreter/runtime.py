@@ -16,10 +16,25 @@ from .state import Branch, Frame, GameState, Lasting, Pending, rng_shuffle
 if TYPE_CHECKING:
     from .compiler import CompiledGame
 
-MAX_STEPS_PER_ACTION = 200_000
+MAX_STEPS_PER_ACTION = 200_000  # ops run, plus items gone through in lists, between two decisions
 MAX_STACK = 200
 MAX_ZONE_SIZE = 100_000
 MAX_LIST_SIZE = 100_000
+MAX_INT = 10**18  # numbers past this are refused (repeated squaring would eat all memory)
+MAX_TEXT = 10_000  # characters in a text made by a template; longer is cut
+
+
+def python_error(err: BaseException) -> str:
+    """A Python error inside a rule, in a few words for the author of the rule file."""
+    if isinstance(err, RecursionError):
+        return "the rules nest too deeply"
+    text = str(err)
+    return f"{type(err).__name__}: {text[:200]}" if text else type(err).__name__
+
+
+# Python errors a misbehaving rule can cause inside an op (a value of an unexpected type
+# reaching an operator, an index past the end): each becomes a RuleRuntimeError at the op.
+RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError, RecursionError)
 
 
 class Machine:
@@ -59,12 +74,24 @@ class Machine:
         if frame.pc >= len(code):
             stack.pop()
             return
-        self.steps += 1
+        op = code[frame.pc]
+        pos = getattr(op, "pos", None)
+        self.charge(1, pos)
+        try:
+            op(self, frame)
+        except RuleRuntimeError as err:
+            if err.pos is None and pos is not None:
+                raise RuleRuntimeError(err.bare_message, pos) from None
+            raise
+        except RULE_FAULTS as err:
+            raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})", pos) from None
+
+    def charge(self, amount: int, pos=None) -> None:
+        """Count work against the budget of one action (so no loop or huge list can hang the game)."""
+        self.steps += amount
         if self.steps > MAX_STEPS_PER_ACTION:
             raise RuleRuntimeError(
-                f"more than {MAX_STEPS_PER_ACTION} steps without a decision (an endless loop?)",
-                getattr(code[frame.pc], "pos", None))
-        code[frame.pc](self, frame)
+                f"more than {MAX_STEPS_PER_ACTION} steps without a decision (an endless loop?)", pos)
 
     def _run_branches(self) -> None:
         """Advance, in seat order, every branch that is not waiting for its player."""
@@ -153,6 +180,8 @@ class Machine:
         self.s.lasting.append(Lasting(name, -1 if player is None else player, unit, count))
 
     def log(self, kind: str, player: int | None, text: str) -> None:
+        if len(text) > MAX_TEXT:
+            text = text[:MAX_TEXT] + "..."
         (self.branch.log if self.branch is not None else self.s.log).append([kind, player, text])
 
     # ---- zones
@@ -334,9 +363,13 @@ def _flatten(m, xs):
             out.extend(x)
         elif isinstance(x, dict):
             for k, v in x.items():
+                if len(out) + v > MAX_LIST_SIZE:
+                    raise RuleRuntimeError(f"`flatten` would make a list of more than {MAX_LIST_SIZE} items")
                 out.extend([k] * v)
         else:
             out.append(x)
+        if len(out) > MAX_LIST_SIZE:
+            raise RuleRuntimeError(f"`flatten` would make a list of more than {MAX_LIST_SIZE} items")
     return out
 
 
@@ -361,6 +394,13 @@ def _lookup(m, table, i):
     if not table:
         return 0
     return table[max(0, min(i, len(table) - 1))]
+
+
+def _named(m, name):
+    ids = [i for i, n in enumerate(m.game.card_names) if n == name]
+    if not ids:
+        raise RuleRuntimeError(f"no card is named {name!r}")
+    return ids
 
 
 def _position(m, card):
@@ -427,6 +467,8 @@ FUNCTIONS = {
     "size": lambda m, b: sum(b.values()),
     "shortfall": _shortfall,
     "cards": lambda m, kind: list(m.game.cards_of_kind.get(kind, ())),
+    "card_named": lambda m, name: _named(m, name)[0],
+    "cards_named": lambda m, name: _named(m, name),
     "position": _position,
     "left_of": _left_of,
     "right_of": _right_of,

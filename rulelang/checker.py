@@ -25,6 +25,10 @@ BUILTIN_EVENTS = {
     "round_end": (),
 }
 SIMPLE_TYPES = {"int", "bool", "text", "player", "card"}
+# How deep expressions may nest, counting through the defines and consts they name: the
+# checker, the compiler and the running game all follow that nesting on Python's stack.
+MAX_EXPR_DEPTH = 100
+MAX_OPTION_RANGE = 1000  # values an `option n: 1 to N` may take
 
 
 @attrs.define
@@ -53,6 +57,7 @@ class Program:
     score: n.ScoreDecl | None = None
     tiebreak: n.TiebreakDecl | None = None
     invariants: list = attrs.Factory(list)
+    scenarios: list = attrs.Factory(list)
     choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
     # Filled by the checker for the compiler: id(node) -> type / resolution.
     types: dict = attrs.Factory(dict)
@@ -116,6 +121,9 @@ class _Checker:
         self.globals: dict[str, tuple[str, object]] = {}
         self.define_types: dict[str, str] = {}
         self._define_busy: set[str] = set()
+        self._const_busy: set[str] = set()
+        self._depth = 0  # expressions being checked inside each other
+        self._too_deep = False
 
     # ---- reporting
     def err(self, code: str, msg: str, pos: n.Pos, hint: str | None = None) -> None:
@@ -157,6 +165,8 @@ class _Checker:
                     self.p.triggers.append(decl)
                 elif isinstance(decl, n.InvariantDecl):
                     self.p.invariants.append(decl)
+                elif isinstance(decl, n.ScenarioDecl):
+                    self.p.scenarios.append(decl)
                 elif isinstance(decl, n.CardsDecl):
                     self.p.cards.append(decl)
                 elif isinstance(decl, n.RemoveDecl):
@@ -295,7 +305,7 @@ class _Checker:
             if not _compatible(want, got):
                 self.err("E302", f"`{v.name}` is a {want} but starts as a {got}", v.init.pos)
         for c in p.consts.values():
-            self.expr(c.value, {})
+            self.const_type(c.name)
         for d in p.defines.values():
             self.define_type(d.name)
         for e in p.events.values():
@@ -318,6 +328,39 @@ class _Checker:
                 self.expect(k, {p.tiebreak.var: "player"}, "int")
         for inv in p.invariants:
             self.expect(inv.value, {}, "bool")
+        for sc in p.scenarios:
+            self.check_scenario(sc)
+
+    def check_scenario(self, sc: n.ScenarioDecl) -> None:
+        p = self.p
+        if sc.players is not None and not (p.min_players <= sc.players <= p.max_players):
+            self.err("E308", f"the game is for {p.min_players} to {p.max_players} players, not {sc.players}", sc.pos)
+        for name, value in sc.options:
+            o = p.options.get(name)
+            if o is None:
+                self.err("E201", f"unknown option `{name}`", value.pos, did_you_mean(name, p.options))
+            elif o.form == "choice" and not (isinstance(value, n.Name) and value.id in o.choices):
+                self.err("E210", f"option `{name}` is one of {', '.join(o.choices)}", value.pos)
+            elif o.form != "choice" and not isinstance(value, n.Lit):
+                self.err("E304", f"option `{name}` needs a constant", value.pos)
+        for step in sc.steps:
+            self.p.nodes_kept.append(step)
+            if step.kind == "given":
+                self.block(step.body, {})
+            elif step.kind == "play":
+                proc = p.procs.get(step.text)
+                if proc is None:
+                    self.err("E203", f"unknown procedure `{step.text}`", step.pos, did_you_mean(step.text, p.procs))
+                    continue
+                if len(step.args) != len(proc.params):
+                    self.err("E300", f"`{step.text}` takes {len(proc.params)} argument(s), not {len(step.args)}",
+                             step.pos)
+                for a, prm in zip(step.args, proc.params):
+                    self.expect(a, {}, self.type_of_ref(prm.type))
+            elif step.kind == "expect":
+                self.expect(step.args[0], {}, "bool")
+            if step.by is not None:
+                self.expect(step.by, {}, "player")
 
     def check_option(self, o: n.OptionDecl) -> None:
         if o.form == "simple":
@@ -333,6 +376,8 @@ class _Checker:
         elif o.form == "range":
             if o.low is None or o.high is None or o.low > o.high:
                 self.err("E308", "an option range goes from low to high", o.pos)
+            elif o.high - o.low >= MAX_OPTION_RANGE:
+                self.err("E308", f"an option range has at most {MAX_OPTION_RANGE} values", o.pos)
             elif not (isinstance(o.default, n.Lit) and isinstance(o.default.value, int)
                       and o.low <= o.default.value <= o.high):
                 self.err("E302", f"option `{o.name}` needs a default from {o.low} to {o.high}", o.default.pos)
@@ -436,6 +481,19 @@ class _Checker:
         if t.when is not None:
             self.expect(t.when, scope, "bool")
         self.block(t.body, dict(scope))
+
+    def const_type(self, name: str) -> str:
+        d = self.p.consts[name]
+        known = self.p.types.get(id(d.value))
+        if known is not None:
+            return known
+        if name in self._const_busy:
+            self.err("E302", f"`{name}` is defined in terms of itself", d.pos)
+            return "any"
+        self._const_busy.add(name)
+        t = self.expr(d.value, {})
+        self._const_busy.discard(name)
+        return t
 
     def define_type(self, name: str) -> str:
         if name in self.define_types:
@@ -692,7 +750,19 @@ class _Checker:
         return got
 
     def expr(self, e, scope: dict) -> str:
-        t = self._expr(e, scope)
+        self._depth += 1
+        try:
+            if self._depth > MAX_EXPR_DEPTH:
+                if not self._too_deep:
+                    self._too_deep = True
+                    self.err("E308", f"expressions nested more than {MAX_EXPR_DEPTH} levels deep "
+                                     "(counting through the defines and consts they use)", e.pos,
+                             "split it with `let`, or use fewer definitions inside each other")
+                t = "any"
+            else:
+                t = self._expr(e, scope)
+        finally:
+            self._depth -= 1
         self.p.types[id(e)] = t
         self.p.nodes_kept.append(e)
         return t
@@ -832,7 +902,7 @@ class _Checker:
         if cat == "choice":
             return f"choice:{info}"
         if cat == "const":
-            return self.p.types.get(id(info.value)) or self.expr(info.value, {})
+            return self.const_type(e.id)
         if cat == "var":
             return self.type_of_ref(info.type)
         if cat == "zone":

@@ -527,6 +527,28 @@ Decl = (GameDecl | Players | Include | Extends | OptionDecl | EnumDecl | KindDec
 
 
 @attrs.frozen
+class ScenarioStep:
+    """One line of a scenario: given, play, choose, expect or expect decision."""
+
+    kind: str
+    text: str | None  # the label or prompt for choose / expect decision; the procedure for play
+    args: tuple  # expressions: play's arguments; expect's condition
+    by: Expr | None
+    body: tuple  # given's statements
+    pos: Pos
+
+
+@attrs.frozen
+class ScenarioDecl:
+    name: str
+    players: int | None
+    seed: int
+    options: tuple  # of (name, Expr)
+    steps: tuple
+    pos: Pos
+
+
+@attrs.frozen
 class Module:
     """One parsed rule file."""
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+import attrs
+from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
 
 from . import nodes as n
@@ -22,6 +24,8 @@ GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 MAX_FILE_BYTES = 2_000_000
 MAX_FILES = 64
 MAX_NESTING = 60  # indentation levels and bracket depth; deeper input is refused, not recursed into
+MAX_DEPTH = 100  # levels of the parse tree (blocks and expressions inside each other); real games use < 30
+MAX_DIGITS = 18  # a number literal has at most this many digits (below 10**18)
 
 
 class _RuleIndenter(Indenter):
@@ -110,8 +114,9 @@ _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 @v_args(meta=True, inline=True)
-class _Build(Transformer):
-    """Parse tree -> nodes. One method per grammar rule (or alias)."""
+class _Build(Transformer_NonRecursive):
+    """Parse tree -> nodes. One method per grammar rule (or alias). Not recursive, so no
+    nesting can exhaust Python's stack here; `_check_tree` bounds the depth for what follows."""
 
     def __init__(self, path: str):
         super().__init__()
@@ -263,6 +268,48 @@ class _Build(Transformer):
 
     def replace_decl(self, meta, decl):
         return n.ReplaceDecl(decl, self._p(meta))
+
+    # ---- scenarios
+    def scenario_decl(self, meta, name, *items):
+        players, seed, options, steps = None, 0, [], []
+        for kind, value in items:
+            if kind == "players":
+                players = value
+            elif kind == "seed":
+                seed = value
+            elif kind == "option":
+                options.append(value)
+            else:
+                steps.append(value)
+        return n.ScenarioDecl(_unquote(name), players, seed, tuple(options), tuple(steps), self._p(meta))
+
+    def scenario_players(self, meta, count):
+        return ("players", int(count))
+
+    def scenario_option(self, meta, name, value):
+        return ("option", (str(name), value))
+
+    def scenario_setting(self, meta, name, value):
+        if str(name) != "seed":
+            raise _ScenarioSyntax(f"a scenario sets `players`, `seed` or `option`; not `{name}`",
+                                  _tpos(self.path, name))
+        return ("seed", int(value))
+
+    def scenario_given(self, meta, body):
+        return ("step", n.ScenarioStep("given", None, (), None, body, self._p(meta)))
+
+    def scenario_play(self, meta, name, *args):
+        return ("step", n.ScenarioStep("play", str(name), tuple(a for a in args if a is not None), None, (),
+                                       self._p(meta)))
+
+    def scenario_choose(self, meta, label, by):
+        return ("step", n.ScenarioStep("choose", _unquote(label), (), by, (), self._p(meta)))
+
+    def scenario_expect(self, meta, cond):
+        return ("step", n.ScenarioStep("expect", None, (cond,), None, (), self._p(meta)))
+
+    def scenario_decision(self, meta, prompt, by):
+        return ("step", n.ScenarioStep("decision", _unquote(prompt), (), by, (), self._p(meta)))
 
     # ---- statements
     def block(self, meta, *stmts):
@@ -493,6 +540,12 @@ class _Build(Transformer):
         return (str(name), value)
 
 
+class _ScenarioSyntax(Exception):
+    def __init__(self, message: str, pos: n.Pos):
+        super().__init__(message)
+        self.message, self.pos = message, pos
+
+
 def _check_depth(text: str, path: str) -> Diagnostic | None:
     """Refuse absurd nesting before the parser sees it (it would only waste time and stack)."""
     depth = 0
@@ -516,6 +569,23 @@ def _check_depth(text: str, path: str) -> Diagnostic | None:
     return None
 
 
+def _check_tree(tree: Tree, path: str) -> Diagnostic | None:
+    """Refuse a parse tree nested too deeply for the checker and the compiler (which recurse),
+    and numbers too long to be a count of anything. Walks the tree without recursion."""
+    todo = [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > MAX_DEPTH:
+            return Diagnostic("E102", f"blocks and expressions nested more than {MAX_DEPTH} levels deep",
+                              _pos(path, node.meta), "split it with `let`, a `define` or a procedure")
+        for child in node.children:
+            if isinstance(child, Tree):
+                todo.append((child, depth + 1))
+            elif isinstance(child, Token) and child.type == "INT" and len(child.lstrip("0")) > MAX_DIGITS:
+                return Diagnostic("E308", f"a number with more than {MAX_DIGITS} digits", _tpos(path, child))
+    return None
+
+
 def parse_text(text: str, path: str = "<string>") -> n.Module:
     """Parse one rule file's text; raises RuleError with the syntax diagnostic."""
     if not text.endswith("\n"):
@@ -535,7 +605,18 @@ def parse_text(text: str, path: str = "<string>") -> n.Module:
     except RecursionError:
         raise RuleError([Diagnostic("E102", "the file is nested too deeply to read",
                                     n.Pos(path, 1, 1))], {path: text}) from None
-    module = _Build(path).transform(tree)
+    problem = _check_tree(tree, path)
+    if problem:
+        raise RuleError([problem], {path: text})
+    try:
+        module = _Build(path).transform(tree)
+    except VisitError as err:  # a `{...}` in a string that cannot be read, a bad scenario line
+        inner = err.orig_exc
+        if isinstance(inner, _ScenarioSyntax):
+            raise RuleError([Diagnostic("E102", inner.message, inner.pos)], {path: text}) from None
+        if isinstance(inner, RuleError):
+            raise RuleError(inner.diagnostics, {path: text}) from None
+        raise
     bad = _find_bad_filters(module)
     if bad:
         raise RuleError(bad, {path: text})
@@ -567,6 +648,9 @@ def parse_expr(text: str, pos: n.Pos) -> n.Expr:
         col = pos.col + max((getattr(err, "column", 1) or 1) - 1, 0)
         raise RuleError([Diagnostic("E102", f"cannot read `{{{text}}}` in this string",
                                     n.Pos(pos.file, pos.line, col))]) from None
+    problem = _check_tree(tree, pos.file)
+    if problem:
+        raise RuleError([attrs.evolve(problem, pos=pos)])
     expr = _Build(pos.file).transform(tree)
     return _shift(expr, pos)
 
@@ -611,18 +695,26 @@ def _find_bad_filters(node) -> list[Diagnostic]:
 def read_source(path: str) -> str:
     """Read a rule file as text, with a diagnostic for what cannot be read."""
     try:
-        size = os.path.getsize(path)
-    except OSError as e:
-        raise RuleError([Diagnostic("E100", f"cannot read {path}: {e.strerror}", n.Pos(path, 1, 1))]) from None
+        info = os.stat(path)
+    except (OSError, ValueError) as e:
+        why = getattr(e, "strerror", None) or str(e)
+        raise RuleError([Diagnostic("E100", f"cannot read {path}: {why}", n.Pos(path, 1, 1))]) from None
+    if not stat.S_ISREG(info.st_mode):
+        # A folder, a device such as /dev/zero, a pipe that would block: never opened.
+        raise RuleError([Diagnostic("E100", f"cannot read {path}: not a regular file", n.Pos(path, 1, 1))])
+    size = info.st_size
     if size > MAX_FILE_BYTES:
         raise RuleError([Diagnostic("E100", f"the file is {size} bytes; the limit is {MAX_FILE_BYTES}",
                                     n.Pos(path, 1, 1))])
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise RuleError([Diagnostic("E100", f"the file is over the limit of {MAX_FILE_BYTES} bytes",
+                                        n.Pos(path, 1, 1))])
         if b"\x00" in raw:
             raise UnicodeDecodeError("utf-8", raw, 0, 1, "NUL byte")
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # a byte-order mark, as some editors write, is dropped
     except UnicodeDecodeError:
         raise RuleError([Diagnostic("E100", "the file is not UTF-8 text", n.Pos(path, 1, 1))]) from None
     except OSError as e:
@@ -675,23 +767,35 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
         # An `extends` brings in the base game first, from anywhere the user points at.
         for d in module.decls:
             if isinstance(d, n.Extends):
-                base = (Path(file).parent / d.path)
-                visit(entry_file(str(base)), Path(entry_file(str(base))).parent.resolve(), d.pos)
+                try:
+                    base = entry_file(str(Path(file).parent / d.path))
+                    base_root = Path(base).parent.resolve()
+                except (OSError, RuntimeError, ValueError) as e:  # too long, a symlink loop
+                    diags.append(Diagnostic("E100", f"cannot read `{d.path}`: {e}", d.pos))
+                    continue
+                visit(base, base_root, d.pos)
         head = [d for d in module.decls if not isinstance(d, (n.Include, n.Extends))]
         modules.append(n.Module(file, tuple(head)))
         for d in module.decls:
             if isinstance(d, n.Include):
-                target = (Path(file).parent / d.path).resolve()
+                try:
+                    target = (Path(file).parent / d.path).resolve()
+                except (OSError, RuntimeError, ValueError) as e:
+                    diags.append(Diagnostic("E100", f"cannot read `{d.path}`: {e}", d.pos))
+                    continue
                 if root not in target.parents and target != root:
                     diags.append(Diagnostic("E104", f"`{d.path}` is outside the game's folder", d.pos,
                                             "includes must name files inside the folder of the game"))
                     continue
                 visit(str(target), root, d.pos)
 
-    entry = entry_file(path)
-    visit(entry, Path(entry).parent.resolve(), None)
-    for x in extra or []:
-        visit(x, Path(x).parent.resolve(), None)
+    try:
+        entry = entry_file(path)
+        visit(entry, Path(entry).parent.resolve(), None)
+        for x in extra or []:
+            visit(x, Path(x).parent.resolve(), None)
+    except (OSError, RuntimeError, ValueError) as e:  # a path the system cannot even look at
+        diags.append(Diagnostic("E100", f"cannot read {path}: {e}", n.Pos(str(path), 1, 1)))
     if diags:
         raise RuleError(diags, sources)
     return modules, sources

@@ -155,6 +155,10 @@ FUNCTIONS: tuple[Builtin, ...] = (
               P("need", "bag", "what is needed"), P("have", "bag", "what is available")),
     # cards and zones
     _function("cards", "cards", "Every card of a kind, in table order.", P("kind", "kind", "a kind of card")),
+    _function("card_named", "card", "The first copy of the card with this name (for scenarios and tests).",
+              P("name", "text", "the card's name")),
+    _function("cards_named", "cards", "Every copy of the card with this name, in table order.",
+              P("name", "text", "the card's name")),
     _function("position", "int", "A card's 0-based position in its zone (0 is the top, or leftmost).",
               P("card", "card", "a card")),
     _function("left_of", "cards", "The cards before a card in its zone (to its left).",

@@ -33,6 +33,8 @@ GENERIC = {
     "public_building", "building", "buildings", "counter", "record", "report", "summary",
     # "house rules" is the name of one of our features; the others are plain English
     "house", "local", "missing", "apart", "draws", "character", "payment", "double",
+    "agent", "every", "numbers", "built", "filled", "above", "below", "refuse", "guard", "offered",
+    "parks", "finished",
 }
 
 
