@@ -18,7 +18,16 @@ from rulelang import registry
 from rulelang.checker import Program
 from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
 
-from .runtime import EFFECTS, FUNCTIONS, MAX_INT, MAX_LIST_SIZE, MAX_STEPS_PER_ACTION, MAX_TEXT, Machine, python_error
+from .runtime import (
+    EFFECTS,
+    FUNCTIONS,
+    MAX_INT,
+    MAX_LIST_SIZE,
+    MAX_STEPS_PER_ACTION,
+    MAX_TEXT,
+    Machine,
+    python_error,
+)
 from .state import Branch, Frame, Pending
 
 Fn = Callable[[Machine, dict], Any]

@@ -355,7 +355,7 @@ class _Checker:
                 if len(step.args) != len(proc.params):
                     self.err("E300", f"`{step.text}` takes {len(proc.params)} argument(s), not {len(step.args)}",
                              step.pos)
-                for a, prm in zip(step.args, proc.params):
+                for a, prm in zip(step.args, proc.params, strict=False):
                     self.expect(a, {}, self.type_of_ref(prm.type))
             elif step.kind == "expect":
                 self.expect(step.args[0], {}, "bool")
