@@ -347,7 +347,7 @@ class State:
     def score_breakdown(self, player: int) -> dict[str, int]:
         g = self.game.compiled
         m = self._machine()
-        return {label: f(m, {g.score_var: player}) for label, f in g.score_lines}
+        return {label: f(m, player) for label, f in g.score_lines}
 
     def scores(self) -> list[int]:
         return [sum(self.score_breakdown(p).values()) for p in range(self.s.num_players)]
@@ -356,7 +356,7 @@ class State:
         g = self.game.compiled
         m = self._machine()
         scores = self.scores()
-        keys = [(scores[p], *(f(m, {g.score_var: p}) for f in g.tiebreaks)) for p in range(self.s.num_players)]
+        keys = [(scores[p], *(f(m, p) for f in g.tiebreaks)) for p in range(self.s.num_players)]
         best = max(keys)
         return [p for p, k in enumerate(keys) if k == best]
 

@@ -1156,8 +1156,8 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         c.code(key, t.body)
         when = c.expr(t.when) if t.when is not None else None
         triggers.setdefault(t.event, []).append((key, tuple(t.names), when))
-    score_lines = [(line.label, c.expr(line.value)) for line in (p.score.lines if p.score else ())]
-    tiebreaks = [c.expr(k) for k in (p.tiebreak.keys if p.tiebreak else ())]
+    score_lines = [(line.label, _per_player(c.expr(line.value), var)) for line, var in p.score_lines]
+    tiebreaks = [_per_player(c.expr(k), p.tiebreak.var) for k in (p.tiebreak.keys if p.tiebreak else ())]
     invariants = [(inv.text, c.expr(inv.value)) for inv in p.invariants]
     scenarios = [_compile_scenario(c, i, sc) for i, sc in enumerate(p.scenarios)]
     # Compile every define body now, so no compiling happens during play.
@@ -1223,6 +1223,10 @@ def _compile_scenario(c: _Compiler, i: int, sc: n.ScenarioDecl) -> Scenario:
     for name, value in sc.options:
         options[name] = value.id if isinstance(value, n.Name) else value.value
     return Scenario(sc.name, sc.players, sc.seed, options, tuple(steps), sc.pos)
+
+
+def _per_player(f: Fn, var: str) -> Callable[[Machine, int], Any]:
+    return lambda m, player: f(m, {var: player})
 
 
 def score_fn(game: CompiledGame, f: Fn) -> Callable[[Machine, int], Any]:

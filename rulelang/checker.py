@@ -58,6 +58,7 @@ class Program:
     tiebreak: n.TiebreakDecl | None = None
     invariants: list = attrs.Factory(list)
     scenarios: list = attrs.Factory(list)
+    score_lines: list = attrs.Factory(list)  # (ScoreLine, the block's player name), in order
     choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
     # Filled by the checker for the compiler: id(node) -> type / resolution.
     types: dict = attrs.Factory(dict)
@@ -118,6 +119,7 @@ class _Checker:
         self.modules = modules
         self.diags: list[Diagnostic] = []
         self.p = Program()
+        self.score_files: dict[str, str] = {}
         self.globals: dict[str, tuple[str, object]] = {}
         self.define_types: dict[str, str] = {}
         self._define_busy: set[str] = set()
@@ -158,7 +160,7 @@ class _Checker:
                         self.err("E200", "`flow` is declared twice", decl.pos, "use `replace flow:`")
                     self.p.flow = decl
                 elif isinstance(decl, n.ScoreDecl):
-                    self.p.score = decl
+                    self.merge_score(decl, replace, module.path)
                 elif isinstance(decl, n.TiebreakDecl):
                     self.p.tiebreak = decl
                 elif isinstance(decl, n.TriggerDecl):
@@ -179,16 +181,65 @@ class _Checker:
                                  decl.pos, "use `replace` to change a declaration from another file")
                         continue
                     if replace and decl.name not in table:
-                        self.err("E211", f"`replace` names `{decl.name}`, which is not declared", decl.pos)
+                        self.err("E211", f"`replace` names `{decl.name}`, which is not declared", decl.pos,
+                                 did_you_mean(decl.name, table))
                     seen_pos[decl.name] = decl.pos
                     table[decl.name] = decl
         if self.p.flow is None:
             self.err("E307", "the game has no `flow:` block", n.Pos(self.modules[0].path if self.modules
                                                                      else "<none>", 1, 1))
 
+    def merge_score(self, decl: n.ScoreDecl, replace: bool, path: str) -> None:
+        """Score blocks add up: a later file adds lines or replaces a line by its label;
+        `replace score` replaces them all; the same label twice in one file is an error."""
+        if replace or self.p.score is None:
+            self.p.score = decl
+            self.p.score_lines = [(line, decl.var) for line in decl.lines]
+            self.score_files = {line.label: path for line in decl.lines}
+            labels = [line.label for line in decl.lines]
+            for line in decl.lines:
+                if labels.count(line.label) > 1 and line is not next(x for x in decl.lines if x.label == line.label):
+                    self.err("E200", f"score line `{line.label}` is declared twice", line.pos)
+            return
+        for line in decl.lines:
+            known = [i for i, (old, _) in enumerate(self.p.score_lines) if old.label == line.label]
+            if known and self.score_files.get(line.label) == path:
+                self.err("E200", f"score line `{line.label}` is declared twice", line.pos,
+                         "a later file (a house rule) may replace a line by its label")
+            elif known:
+                self.p.score_lines[known[0]] = (line, decl.var)
+            else:
+                self.p.score_lines.append((line, decl.var))
+            self.score_files[line.label] = path
+
     def remove(self, decl: n.RemoveDecl) -> None:
         maps = {"kind": "kinds", "zone": "zones", "procedure": "procs", "option": "options",
                 "modifier": "modifiers", "define": "defines", "var": "vars", "const": "consts"}
+        if decl.what == "score":
+            before = len(self.p.score_lines)
+            self.p.score_lines = [(line, var) for line, var in self.p.score_lines if line.label != decl.name]
+            if len(self.p.score_lines) == before:
+                self.err("E211", f"there is no score line `{decl.name}` to remove", decl.pos,
+                         did_you_mean(decl.name, [line.label for line, _ in self.p.score_lines]))
+            return
+        if decl.what == "card":
+            found = False
+            tables = []
+            for table in self.p.cards:
+                if "name" in table.columns:
+                    i = table.columns.index("name")
+                    rows = tuple(r for r in table.rows
+                                 if not (len(r.values) > i and getattr(r.values[i], "value", None) == decl.name))
+                    found = found or len(rows) != len(table.rows)
+                    table = attrs.evolve(table, rows=rows)
+                tables.append(table)
+            self.p.cards = tables
+            if not found:
+                names = [getattr(r.values[t.columns.index("name")], "value", "") for t in self.p.cards
+                         if "name" in t.columns for r in t.rows if len(r.values) == len(t.columns)]
+                self.err("E211", f"there is no card named {decl.name!r} to remove", decl.pos,
+                         did_you_mean(decl.name, [str(x) for x in names]))
+            return
         if decl.what == "cards":
             before = len(self.p.cards)
             self.p.cards = [c for c in self.p.cards if c.kind != decl.name]
@@ -204,7 +255,7 @@ class _Checker:
         attr = maps.get(decl.what)
         if attr is None:
             self.err("E211", f"cannot remove a `{decl.what}`", decl.pos,
-                     did_you_mean(decl.what, list(maps) + ["cards", "trigger"]))
+                     did_you_mean(decl.what, list(maps) + ["cards", "card", "trigger", "score"]))
             return
         table = getattr(self.p, attr)
         if decl.name not in table:
@@ -320,9 +371,8 @@ class _Checker:
             self.block(p.flow.body, {})
         for t in p.triggers:
             self.check_trigger(t)
-        if p.score:
-            for line in p.score.lines:
-                self.expect(line.value, {p.score.var: "player"}, "int")
+        for line, var in p.score_lines:
+            self.expect(line.value, {var: "player"}, "int")
         if p.tiebreak:
             for k in p.tiebreak.keys:
                 self.expect(k, {p.tiebreak.var: "player"}, "int")

@@ -264,7 +264,8 @@ class _Build(Transformer_NonRecursive):
         return n.InvariantDecl(_unquote(text), value, self._p(meta))
 
     def remove_decl(self, meta, what, name):
-        return n.RemoveDecl(str(what), str(name), self._p(meta))
+        value = _unquote(str(name)) if name.type == "STRING" else str(name)
+        return n.RemoveDecl(str(what), value, self._p(meta))
 
     def replace_decl(self, meta, decl):
         return n.ReplaceDecl(decl, self._p(meta))

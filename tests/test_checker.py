@@ -151,3 +151,36 @@ def test_a_local_first_set_to_none_takes_the_type_of_its_first_value():
 def test_flatten_of_zones_is_a_list_of_cards():
     check_text(PRELUDE + "procedure f(p: player):\n    let v = sum(c.profit for c in flatten([deck, p.hand]))\n"
                          "    let w = sum(c.profit for c in deck + p.hand)\n")
+
+
+def load_with_house(tmp_path, house_text):
+    from conftest import FIXTURES
+
+    import interpreter
+    house = tmp_path / "house.rules"
+    house.write_text(f'extends "{FIXTURES / "tiny"}"\n' + house_text)
+    return interpreter.load(str(house))
+
+
+def test_a_house_rule_replaces_and_removes_score_lines_and_cards(tmp_path):
+    g = load_with_house(tmp_path, 'score p:\n    gems: 100\n    extra: 1\nremove score "bonus"\nremove card "Ruby"\n')
+    s = g.new_game(players=2, seed=1)
+    assert s.score_breakdown(0) == {"gems": 100, "coins": 1, "extra": 1}
+    assert "Ruby" not in g.compiled.card_names
+
+
+def test_a_house_rule_with_a_wrong_target_points_into_the_house_file(tmp_path):
+    from rulelang.diagnostics import RuleError
+    with pytest.raises(RuleError) as err:
+        load_with_house(tmp_path, 'remove card "Rubby"\nremove score "bonnus"\nreplace procedure take_trun(p: player):\n    pass\n')
+    diags = err.value.diagnostics
+    assert all(d.pos.file.endswith("house.rules") for d in diags), str(err.value)
+    assert [d.code for d in diags] == ["E211", "E211", "E211"]
+    assert "`Ruby`" in diags[0].hint and "`bonus`" in diags[1].hint
+
+
+def test_the_same_score_line_twice_in_one_file_is_an_error():
+    text = PRELUDE + "score p:\n    a: 1\n    a: 2\n"
+    with pytest.raises(RuleError) as err:
+        check_text(text)
+    assert err.value.diagnostics[0].code == "E200"
