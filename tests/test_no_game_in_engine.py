@@ -50,8 +50,9 @@ def game_nouns() -> set[str]:
         names |= set(program.zones) | set(program.events) | set(program.modifiers) | set(program.defines)
         for table in program.cards:
             for row in table.rows:
-                title = getattr(row.values[0], "value", "")
-                names |= {w.lower() for w in re.findall(r"[A-Za-z]{5,}", str(title))}
+                title = getattr(row.values[table.columns.index("name")], "value", "")
+                if isinstance(title, str) and len(title) >= 5:
+                    names.add(title)  # a card's whole name; its single words are often plain English
         nouns |= {x.lower() for x in names if len(x) >= 5}
     return {x for x in nouns if x not in GENERIC and x not in builtins}
 
