@@ -34,7 +34,7 @@ GENERIC = {
     # "house rules" is the name of one of our features; the others are plain English
     "house", "local", "missing", "apart", "draws", "character", "payment", "double",
     "agent", "every", "numbers", "built", "filled", "above", "below", "refuse", "guard", "offered",
-    "parks", "finished",
+    "parks", "finished", "the local",
 }
 
 
