@@ -29,6 +29,11 @@ SIMPLE_TYPES = {"int", "bool", "text", "player", "card"}
 # checker, the compiler and the running game all follow that nesting on Python's stack.
 MAX_EXPR_DEPTH = 100
 MAX_OPTION_RANGE = 1000  # values an `option n: 1 to N` may take
+MAX_DIAGNOSTICS = 100  # the checker stops after this many errors (a generated file may have millions)
+
+
+class _TooMany(Exception):
+    """The checker has found MAX_DIAGNOSTICS errors and stops looking."""
 
 
 @attrs.define
@@ -130,6 +135,10 @@ class _Checker:
     # ---- reporting
     def err(self, code: str, msg: str, pos: n.Pos, hint: str | None = None) -> None:
         self.diags.append(Diagnostic(code, msg, pos, hint))
+        if len(self.diags) >= MAX_DIAGNOSTICS:
+            self.diags[-1] = attrs.evolve(self.diags[-1], hint=f"{hint + '; ' if hint else ''}"
+                                                               f"the checker stops after {MAX_DIAGNOSTICS} errors")
+            raise _TooMany
 
     # ---- pass 1: collect and merge declarations
     def collect(self) -> None:
@@ -631,15 +640,16 @@ class _Checker:
             t = self.expr(s.source, scope)
             if not (t.startswith("list:") or t == "zone" or t.startswith("enum_list:") or t == "any"):
                 self.err("E302", f"`choose` picks from a list or a zone; this is a {t}", s.source.pos)
+            # Who chooses and the question are worked out before anything is picked.
+            if s.by is not None:
+                self.expect(s.by, scope, "player")
+            if s.prompt is not None:
+                self.expr(s.prompt, scope)
             scope[s.var] = elem_type(t)
             if s.cond is not None:
                 self.expect(s.cond, scope, "bool")
-            if s.by is not None:
-                self.expect(s.by, scope, "player")
             if s.label is not None:
                 self.expr(s.label, scope)
-            if s.prompt is not None:
-                self.expr(s.prompt, scope)
         elif isinstance(s, n.Menu):
             if s.by is not None:
                 self.expect(s.by, scope, "player")
@@ -1112,9 +1122,12 @@ class _Checker:
 def check(modules: list[n.Module], sources: dict[str, str] | None = None) -> Program:
     """Check parsed modules; returns the Program or raises RuleError with every diagnostic."""
     c = _Checker(modules)
-    c.collect()
-    c.build_globals()
-    c.check_decls()
+    try:
+        c.collect()
+        c.build_globals()
+        c.check_decls()
+    except _TooMany:
+        pass
     if c.diags:
         raise RuleError(c.diags, sources)
     return c.p

@@ -184,3 +184,9 @@ def test_the_same_score_line_twice_in_one_file_is_an_error():
     with pytest.raises(RuleError) as err:
         check_text(text)
     assert err.value.diagnostics[0].code == "E200"
+
+
+def test_a_prompt_cannot_use_the_item_being_chosen():
+    with pytest.raises(RuleError) as err:
+        check_text(PRELUDE + 'procedure f(p: player):\n    choose k in [0, 1] by p prompt "Pick {k}"\n')
+    assert err.value.diagnostics[0].code == "E201" and "`k`" in err.value.diagnostics[0].message
