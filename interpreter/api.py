@@ -18,14 +18,28 @@ import attrs
 import cattrs
 
 from rulelang.checker import Program, check
-from rulelang.diagnostics import RuleRuntimeError
+from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
+from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
 from .compiler import CompiledGame, compile_program
-from .runtime import Machine
+from .runtime import RULE_FAULTS, Machine, python_error
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
 
 _converter = cattrs.Converter()
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _show(x) -> str:
+    """A short, safe repr of something an action was made of (it may be anything)."""
+    try:
+        text = repr(x)
+    except Exception:
+        text = f"<a {type(x).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class IllegalAction(Exception):
@@ -111,21 +125,41 @@ def _resolve_options(infos: list[OptionInfo], given: dict | None) -> dict:
     return values
 
 
+def _independent_of_players(g: CompiledGame, cond) -> bool:
+    """Whether a `require` gives the same answer for every player count the game allows."""
+    answers = set()
+    for n_players in range(g.min_players, g.max_players + 1):
+        try:
+            answers.add(bool(cond(Machine(g, GameState(n_players, 0, 0, {}, [], {}, {})), {})))
+        except (TypeError, AttributeError, RuleRuntimeError):
+            return False
+    return len(answers) == 1
+
+
 def load(path: str, options: dict | None = None, house: list[str] | None = None) -> Game:
     """Parse, check and compile a game (a folder with game.rules, or one rule file).
 
     Raises ``rulelang.RuleError`` with every diagnostic, or ValueError for a bad option.
     """
     modules, sources = load_sources(str(path), [str(h) for h in house or []])
-    program = check(modules, sources)
-    infos = _options_info(program)
-    values = _resolve_options(infos, options)
-    compiled = compile_program(program, values)
+    try:
+        program = check(modules, sources)
+        infos = _options_info(program)
+        values = _resolve_options(infos, options)
+        compiled = compile_program(program, values)
+    except RecursionError:  # the parser bounds nesting; this is the last guard, not the first
+        where = modules[0].path if modules else str(path)
+        raise RuleError([Diagnostic("E102", "the rules nest too deeply to read", Pos(where, 1, 1))],
+                        sources) from None
     digest = hashlib.sha256()
     for file in sorted(sources):
         digest.update(sources[file].encode())
     digest.update(json.dumps(values, sort_keys=True).encode())
-    return Game(compiled, infos, str(path), digest.hexdigest()[:16], [str(h) for h in house or []])
+    game = Game(compiled, infos, str(path), digest.hexdigest()[:16], [str(h) for h in house or []])
+    refused = game.refusals()
+    if refused:
+        raise ValueError("these options cannot be played together: " + "; ".join(refused))
+    return game
 
 
 class Game:
@@ -158,10 +192,33 @@ class Game:
     def card_name(self, card: int) -> str:
         return self.compiled.card_names[card]
 
+    def refusals(self, players: int | None = None) -> list[str]:
+        """The messages of the game's `require` lines that these options (and players) break.
+
+        Without a player count, only the lines that do not depend on it are judged.
+        """
+        out = []
+        probe = GameState(players or 0, 0, 0, {}, [], {}, {})
+        for message, cond in self.compiled.requires:
+            try:
+                ok = cond(Machine(self.compiled, probe), {})
+            except (TypeError, AttributeError, RuleRuntimeError):
+                continue
+            if players is None and not _independent_of_players(self.compiled, cond):
+                continue
+            if not ok:
+                out.append(message)
+        return out
+
     def new_game(self, players: int, seed: int = 0) -> State:
         g = self.compiled
+        if not _is_int(players) or not _is_int(seed):
+            raise ValueError(f"players and seed are whole numbers, not {_show(players)} and {_show(seed)}")
         if not (g.min_players <= players <= g.max_players):
             raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+        refused = self.refusals(players)
+        if refused:
+            raise ValueError("; ".join(refused))
         n_cards = len(g.card_names)
         zones: dict[str, list[int]] = {"box": list(range(n_cards))}
         for name, (per_player, _) in g.zone_decls.items():
@@ -189,7 +246,9 @@ class Game:
         try:
             doc = json.loads(text)
         except (ValueError, TypeError) as err:
-            raise SaveError(f"not JSON: {err}") from None
+            raise SaveError(f"not JSON: {str(err)[:200]}") from None
+        except RecursionError:
+            raise SaveError("not a rulelang save (nested too deeply to read)") from None
         if not isinstance(doc, dict):
             raise SaveError("not a rulelang save (the top level is not an object)")
         if doc.get("format") != SAVE_FORMAT:
@@ -199,20 +258,76 @@ class Game:
         if doc.get("game") != self.name or doc.get("fingerprint") != self.fingerprint:
             raise SaveError(f"the save is for {doc.get('game')!r} with other rules or options "
                             f"({doc.get('fingerprint')}), not this {self.name!r} ({self.fingerprint})")
+        if not isinstance(doc.get("state"), dict):
+            raise SaveError("the save holds no state")
         try:
             s = _converter.structure(doc["state"], GameState)
-        except (KeyError, TypeError, ValueError, cattrs.BaseValidationError) as err:
-            raise SaveError(f"the state is malformed: {err}") from None
-        problem = _consistency_problem(self.compiled, s)
+        except Exception as err:  # cattrs reports a wrong shape in several ways
+            raise SaveError(f"the state is malformed: {python_error(err)}") from None
+        try:
+            problem = _consistency_problem(self.compiled, s)
+        except Exception as err:  # a shape the checks below did not foresee
+            problem = f"it cannot be checked ({python_error(err)})"
         if problem:
             raise SaveError(f"the state is inconsistent: {problem}")
+        if doc.get("checksum") != _checksum(_state_text(doc["state"])):
+            raise SaveError("the save was changed after it was written (its checksum does not match)")
         return State(self, s)
 
 
-def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:
+def _state_text(state_doc: dict) -> str:
+    return json.dumps(state_doc, separators=(",", ":"))
+
+
+def _checksum(state_text: str) -> str:
+    return hashlib.sha256(state_text.encode()).hexdigest()[:16]
+
+
+def _expected_keys(g: CompiledGame, players: int) -> tuple[set[str], set[str]]:
+    """The zone keys and the global or per-player var keys every state of this game has."""
+    zones = {"box"}
+    for name, (per_player, _) in g.zone_decls.items():
+        zones |= {f"{name}#{p}" for p in range(players)} if per_player else {name}
+    values = set()
+    for name, (per, _) in g.var_inits.items():
+        if per == "player":
+            values |= {f"{name}#{p}" for p in range(players)}
+        elif per is None:
+            values.add(name)
+    return zones, values
+
+
+def _holder_ok(g: CompiledGame, holder: str, players: int) -> bool:
+    if holder == "supply":
+        return True
+    if holder[:1] in ("p", "c") and holder[1:].isdigit():
+        return int(holder[1:]) < (players if holder[0] == "p" else len(g.card_names))
+    return holder.startswith("m:")
+
+
+def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: C901 - one check per part
     n_cards = len(g.card_names)
     if not isinstance(s.num_players, int) or not (g.min_players <= s.num_players <= g.max_players):
         return f"{s.num_players} players"
+    zones, values = _expected_keys(g, s.num_players)
+    if set(s.zones) != zones:
+        return f"zones {', '.join(sorted(set(s.zones) ^ zones)[:5])} missing or unknown"
+    if not values <= set(s.vars):
+        return f"vars {', '.join(sorted(values - set(s.vars))[:5])} missing"
+    for key in s.tokens:
+        parts = key.split("|")
+        if (len(parts) != 3 or parts[1] not in g.token_sides or parts[2] not in g.token_sides[parts[1]]
+                or not _holder_ok(g, parts[0], s.num_players)):
+            return f"an unknown token entry {key!r}"
+    if s.active is not None and not (isinstance(s.active, int) and 0 <= s.active < s.num_players):
+        return f"active player {s.active!r}"
+    for m in s.lasting:
+        if m.unit not in ("turn", "round", "game") or not isinstance(m.remaining, int):
+            return f"a lasting modifier {m.name!r} until the end of {m.unit!r}"
+    logs = [s.log, s.actions] + [x for b in s.branches for x in (b.log, b.actions)]
+    if any(not isinstance(e, list) or len(e) != (3 if i % 2 == 0 else 2)
+           for i, entries in enumerate(logs) for e in entries):
+        return "a malformed log or list of actions"
     if len(s.where) != n_cards:
         return f"{len(s.where)} card locations for {n_cards} cards"
     seen = [0] * n_cards
@@ -236,17 +351,26 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:
     for f in frames:
         if f.code not in g.codes or not (0 <= f.pc <= len(g.codes[f.code])):
             return f"a frame points at {f.code}:{f.pc}"
+
+    def waits_on_a_choice(stack) -> bool:
+        return bool(stack) and stack[-1].pc < len(g.codes[stack[-1].code]) and hasattr(
+            g.codes[stack[-1].code][stack[-1].pc], "resume")
+
     for b in s.branches:
         if not (0 <= b.player < s.num_players):
             return f"a simultaneous part for player {b.player}"
-        if b.pending is not None and (not b.stack or b.pending.player != b.player or not hasattr(
-                g.codes[b.stack[-1].code][b.stack[-1].pc], "resume")):
+        if b.pending is not None and (b.pending.player != b.player or not waits_on_a_choice(b.stack)
+                                      or len(b.pending.values) != len(b.pending.labels)):
+            return "a malformed simultaneous decision"
+        shown = b.shown
+        if not (isinstance(shown, dict) and all(isinstance(shown.get(k), dict) for k in ("vars", "zones", "tokens"))
+                and {k for k in values if k.endswith(f"#{b.player}")} <= set(shown["vars"])):
             return "a malformed simultaneous decision"
     if s.branches:
         if s.pending is not None or not any(b.pending for b in s.branches):
             return "a simultaneous step that waits for nobody"
     elif s.pending is not None:
-        if not s.stack or not hasattr(g.codes[s.stack[-1].code][s.stack[-1].pc], "resume"):
+        if not waits_on_a_choice(s.stack):
             return "a pending decision with no choice behind it"
         if len(s.pending.values) != len(s.pending.labels) or not (0 <= s.pending.player < s.num_players):
             return "a malformed pending decision"
@@ -292,24 +416,31 @@ class State:
         s = self.s
         g = self.game.compiled
         if not isinstance(action, Action):
-            raise IllegalAction(f"not an action: {action!r}")
+            raise IllegalAction(f"not an action: {_show(action)}")
         waiting = self._waiting()
         if not waiting:
             raise IllegalAction("the game is over")
+        if not _is_int(action.player):
+            raise IllegalAction(f"the player of an action is a seat number from 0, not {_show(action.player)}")
         found = next(((b, p) for b, p in waiting if p.player == action.player), None)
         if found is None:
-            who = g.player_name(action.player) if isinstance(action.player, int) else repr(action.player)
             deciding = ", ".join(g.player_name(p.player) for _, p in waiting)
-            raise IllegalAction(f"{who} cannot act now; waiting for {deciding}")
+            raise IllegalAction(f"{g.player_name(action.player)} cannot act now; waiting for {deciding}")
         branch, p = found
+        if not _is_int(action.decision):
+            raise IllegalAction(f"the decision of an action is a number, not {_show(action.decision)}")
         if action.decision not in (-1, p.serial):
             raise IllegalAction(f"stale action: it answers decision {action.decision}, "
                                 f"the game is at decision {p.serial}")
-        index = next((i for i, v in enumerate(p.values)
-                      if type(v) is type(action.value) and v == action.value), None)
+        try:
+            index = next((i for i, v in enumerate(p.values)
+                          if type(v) is type(action.value) and v == action.value), None)
+        except Exception:  # a value whose comparison fails is not one of ours
+            index = None
         if index is None:
-            raise IllegalAction(f"{action.value!r} is not a legal choice now")
+            raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
         snapshot = s.copy()
+        p_frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
         try:
             m = Machine(g, s)
             value = p.values[index]
@@ -329,12 +460,14 @@ class State:
                 g.codes[frame.code][frame.pc].resume(m, frame, value, p.player)
                 s.pending = None
             m.run()
-        except RuleRuntimeError:
+        except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
+            self.s = snapshot
+            op = g.codes[p_frame.code][p_frame.pc]
+            raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
+                                   getattr(op, "pos", None)) from None
+        except BaseException:  # RuleRuntimeError, or anything else: never leave half an action
             self.s = snapshot
             raise
-        except RecursionError:
-            self.s = snapshot
-            raise RuleRuntimeError("the rules nest too deeply") from None
 
     # ---- results
     @property
@@ -376,9 +509,11 @@ class State:
         return id(self)
 
     def to_json(self) -> str:
-        doc = {"format": SAVE_FORMAT, "version": SAVE_VERSION, "game": self.game.name,
-               "fingerprint": self.game.fingerprint, "state": _converter.unstructure(self.s)}
-        return json.dumps(doc, separators=(",", ":"))
+        state_text = _state_text(_converter.unstructure(self.s))
+        head = json.dumps({"format": SAVE_FORMAT, "version": SAVE_VERSION, "game": self.game.name,
+                           "fingerprint": self.game.fingerprint, "checksum": _checksum(state_text)},
+                          separators=(",", ":"))
+        return f'{head[:-1]},"state":{state_text}}}'
 
     @property
     def log(self) -> list[LogEntry]:

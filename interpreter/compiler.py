@@ -25,6 +25,7 @@ from .runtime import (
     MAX_LIST_SIZE,
     MAX_STEPS_PER_ACTION,
     MAX_TEXT,
+    RULE_FAULTS,
     Machine,
     python_error,
 )
@@ -44,6 +45,7 @@ class _Static:
 
     def __init__(self):
         self.steps = 0
+        self.memo: dict = {}
 
     def charge(self, amount: int, pos=None) -> None:
         self.steps += amount
@@ -83,6 +85,7 @@ class CompiledGame:
     enums: dict[str, tuple[str, ...]]
     proc_params: dict[str, tuple[str, ...]] = attrs.Factory(dict)
     scenarios: list = attrs.Factory(list)
+    requires: list = attrs.Factory(list)  # (message, condition on options and player_count)
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -492,9 +495,23 @@ class _Compiler:
         if name not in self.defines:
             self.defines[name] = (params, self.expr(d.value))  # the checker refuses recursive defines
         body = self.defines[name][1]
-        if not args:
-            return lambda m, L: body(m, {})
-        return lambda m, L: body(m, {k: f(m, L) for k, f in zip(params, args, strict=False)})
+
+        # A define is pure and the state cannot change while one op works out its expressions,
+        # so results are remembered until the machine's next step (Machine.memo): menus and
+        # filters that ask the same question for every option then ask it once.
+        def call(m, L):
+            values = tuple(f(m, L) for f in args)
+            key = (name, values)
+            memo = m.memo
+            try:
+                return memo[key]
+            except KeyError:
+                pass
+            except TypeError:  # an argument that cannot be a key (a list): no memory
+                return body(m, dict(zip(params, values, strict=False)))
+            result = memo[key] = body(m, dict(zip(params, values, strict=False)))
+            return result
+        return call
 
     # ---- statements ----------------------------------------------------------------------
     def code(self, key: str, body) -> None:
@@ -1156,10 +1173,12 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         c.code(key, t.body)
         when = c.expr(t.when) if t.when is not None else None
         triggers.setdefault(t.event, []).append((key, tuple(t.names), when))
-    score_lines = [(line.label, _per_player(c.expr(line.value), var)) for line, var in p.score_lines]
-    tiebreaks = [_per_player(c.expr(k), p.tiebreak.var) for k in (p.tiebreak.keys if p.tiebreak else ())]
-    invariants = [(inv.text, c.expr(inv.value)) for inv in p.invariants]
+    score_lines = [(line.label, _per_player(_guard(c.expr(line.value), line.value.pos), var))
+                   for line, var in p.score_lines]
+    tiebreaks = [_per_player(_guard(c.expr(k), k.pos), p.tiebreak.var) for k in (p.tiebreak.keys if p.tiebreak else ())]
+    invariants = [(inv.text, _guard(c.expr(inv.value), inv.value.pos)) for inv in p.invariants]
     scenarios = [_compile_scenario(c, i, sc) for i, sc in enumerate(p.scenarios)]
+    requires = [(req.message, c.expr(req.value)) for req in p.requires]
     # Compile every define body now, so no compiling happens during play.
     for name in p.defines:
         c.define_call(name, [])
@@ -1171,7 +1190,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         triggers=triggers, score_lines=score_lines, score_var=p.score.var if p.score else "p",
         tiebreaks=tiebreaks, invariants=invariants, enums=dict(p.enums),
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
-        scenarios=scenarios,
+        scenarios=scenarios, requires=requires,
     )
 
 
@@ -1223,6 +1242,21 @@ def _compile_scenario(c: _Compiler, i: int, sc: n.ScenarioDecl) -> Scenario:
     for name, value in sc.options:
         options[name] = value.id if isinstance(value, n.Name) else value.value
     return Scenario(sc.name, sc.players, sc.seed, options, tuple(steps), sc.pos)
+
+
+def _guard(f: Fn, pos) -> Fn:
+    """An expression worked out outside the step loop (a score line, a tiebreak, an invariant):
+    a Python error in it becomes a RuleRuntimeError at its position, as inside the loop."""
+    def guarded(m, L):
+        try:
+            return f(m, L)
+        except RuleRuntimeError as err:
+            if err.pos is None:
+                raise RuleRuntimeError(err.bare_message, pos) from None
+            raise
+        except RULE_FAULTS as err:
+            raise RuleRuntimeError(f"this rule cannot be worked out ({python_error(err)})", pos) from None
+    return guarded
 
 
 def _per_player(f: Fn, var: str) -> Callable[[Machine, int], Any]:

@@ -63,6 +63,7 @@ class Program:
     tiebreak: n.TiebreakDecl | None = None
     invariants: list = attrs.Factory(list)
     scenarios: list = attrs.Factory(list)
+    requires: list = attrs.Factory(list)
     score_lines: list = attrs.Factory(list)  # (ScoreLine, the block's player name), in order
     choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
     # Filled by the checker for the compiler: id(node) -> type / resolution.
@@ -178,6 +179,8 @@ class _Checker:
                     self.p.invariants.append(decl)
                 elif isinstance(decl, n.ScenarioDecl):
                     self.p.scenarios.append(decl)
+                elif isinstance(decl, n.RequireDecl):
+                    self.p.requires.append(decl)
                 elif isinstance(decl, n.CardsDecl):
                     self.p.cards.append(decl)
                 elif isinstance(decl, n.RemoveDecl):
@@ -389,6 +392,22 @@ class _Checker:
             self.expect(inv.value, {}, "bool")
         for sc in p.scenarios:
             self.check_scenario(sc)
+        for req in p.requires:
+            self.expect(req.value, {}, "bool")
+            self.check_require_names(req.value)
+
+    def check_require_names(self, e) -> None:
+        """A `require` may read options, constants and the player count, and nothing of a game."""
+        allowed = {"option", "choice", "const", "member", "enum"}
+        for node in _walk(e):
+            if isinstance(node, n.Name) and node.id != "player_count":
+                cat = self.p.resolved.get(id(node), ("",))[0]
+                if cat not in allowed:
+                    self.err("E304", f"`require` reads only options, constants and player_count; not `{node.id}`",
+                             node.pos)
+            elif isinstance(node, (n.Attr, n.Call)) and not (isinstance(node, n.Call) and node.func in
+                                                             ("count", "any", "all", "max", "min", "abs")):
+                self.err("E304", "`require` reads only options, constants and player_count", node.pos)
 
     def check_scenario(self, sc: n.ScenarioDecl) -> None:
         p = self.p
@@ -1117,6 +1136,19 @@ class _Checker:
             inner = elem_type(arg_types[0])
             return "bag:" + inner[5:] if inner.startswith("enum:") else "bag:any"
         return norm_type(b.returns)
+
+
+def _walk(e):
+    yield e
+    if attrs.has(type(e)):
+        for f in attrs.fields(type(e)):
+            v = getattr(e, f.name)
+            if isinstance(v, tuple):
+                for x in v:
+                    if attrs.has(type(x)):
+                        yield from _walk(x)
+            elif attrs.has(type(v)) and not isinstance(v, n.Pos):
+                yield from _walk(v)
 
 
 def check(modules: list[n.Module], sources: dict[str, str] | None = None) -> Program:

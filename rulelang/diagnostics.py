@@ -7,6 +7,9 @@ Every problem a rule file can have becomes a ``Diagnostic`` with a stable code (
 
 from __future__ import annotations
 
+import os
+import stat
+
 import attrs
 
 from .nodes import Pos
@@ -39,6 +42,19 @@ CODES: dict[str, str] = {
     "E306": "a statement is not allowed here",
     "E307": "a required declaration is missing",
     "E308": "an invalid number (a range, a count, a limit)",
+    # Warnings from `rulelang validate` (rulelang/lint.py): the rules load, but part of them
+    # can never matter. They do not stop a game from loading.
+    "W100": "warning: a procedure is never called from setup, flow, a trigger or a procedure they run",
+    "W101": "warning: statements after `end game` or `fail` in the same block can never run",
+    "W102": "warning: a kind has no cards",
+    "W103": "warning: a zone is never named after its declaration",
+    "W104": "warning: a token never moves (no `gain`, `pay` or `cost` names it)",
+    "W105": "warning: a var is never read (it may be set, but nothing looks at it)",
+    "W106": "warning: a trigger can never fire (its event is never raised by rules that run)",
+    "W107": "warning: a modifier is never started",
+    "W108": "warning: a modifier is started but never tested with `active(...)`",
+    "W109": "warning: an option changes nothing (no rule reads it)",
+    "W110": "warning: a define or const is never used",
 }
 
 
@@ -74,17 +90,29 @@ class RuleRuntimeError(Exception):
         super().__init__(f"{pos}: {message}" if pos else message)
 
 
-def format_diagnostic(diag: Diagnostic, sources: dict[str, str] | None = None) -> str:
+def _read_for_display(path: str) -> str | None:
+    """A file's text to quote a line of, if it is a small regular file (never a device or a pipe)."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 2_000_000:
+            return None
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def format_diagnostic(diag: Diagnostic, sources: dict[str, str] | None = None,
+                      _lines: dict[str, list[str] | None] | None = None) -> str:
     out = [str(diag)]
-    text = (sources or {}).get(diag.pos.file)
-    if text is None:
-        try:
-            with open(diag.pos.file, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError):
-            text = None
-    if text is not None and diag.pos.line >= 1:
-        lines = text.splitlines()
+    cache = {} if _lines is None else _lines  # each file split into lines once, however many errors
+    if diag.pos.file not in cache:
+        text = (sources or {}).get(diag.pos.file)
+        if text is None:
+            text = _read_for_display(diag.pos.file)
+        cache[diag.pos.file] = text.splitlines() if text is not None else None
+    lines = cache[diag.pos.file]
+    if lines is not None and diag.pos.line >= 1:
         if diag.pos.line <= len(lines):
             line = lines[diag.pos.line - 1].replace("\t", " ")
             out.append(f"    {line}")
@@ -95,7 +123,8 @@ def format_diagnostic(diag: Diagnostic, sources: dict[str, str] | None = None) -
 
 
 def format_diagnostics(diags: list[Diagnostic], sources: dict[str, str] | None = None) -> str:
-    body = "\n".join(format_diagnostic(d, sources) for d in diags)
+    lines: dict[str, list[str] | None] = {}
+    body = "\n".join(format_diagnostic(d, sources, lines) for d in diags)
     n = len(diags)
     return f"{body}\n{n} error{'s' if n != 1 else ''}" if diags else ""
 
@@ -118,13 +147,16 @@ def edit_distance(a: str, b: str) -> int:
 def suggest(name: str, candidates) -> str | None:
     """The closest candidate by edit distance, if it is close enough to be a likely typo."""
     best, best_d = None, None
-    for c in sorted(set(candidates)):
+    limit = 1 if len(name) <= 3 else 2 if len(name) <= 8 else 3
+    names = {c for c in set(candidates) if abs(len(c) - len(name)) <= limit}
+    if len(names) > 2000:
+        return None  # too many look-alikes (a generated file): no guess is worth the time
+    for c in sorted(names):
         d = edit_distance(name.lower(), c.lower())
         if best_d is None or d < best_d:
             best, best_d = c, d
     if best is None or best_d is None:
         return None
-    limit = 1 if len(name) <= 3 else 2 if len(name) <= 8 else 3
     return best if best_d <= limit else None
 
 

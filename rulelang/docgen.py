@@ -17,7 +17,9 @@ def errors_markdown() -> str:
     out = ["# Diagnostic codes", "", "Generated from `rulelang/diagnostics.py`; do not edit by hand.", "",
            "Every problem in a rule file is reported as `path:line:col: CODE message`, with the source",
            "line, a caret under the spot and, where one is likely, a `did you mean` hint. Codes are",
-           "stable: tests and tools may rely on them.", "",
+           "stable: tests and tools may rely on them. Codes starting with W are warnings from",
+           "`rulelang validate` (see docs/testing.md): the rules load and run, but part of them can",
+           "never matter.", "",
            "| code | meaning |", "| --- | --- |"]
     out += [f"| {code} | {text} |" for code, text in CODES.items()]
     out += ["", "Runtime errors (a rule that loops forever, pays what a player does not have, recurses",

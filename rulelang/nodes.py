@@ -509,6 +509,15 @@ class InvariantDecl:
 
 
 @attrs.frozen
+class RequireDecl:
+    """A condition on options and the player count; a game that breaks it is refused."""
+
+    value: Expr
+    message: str
+    pos: Pos
+
+
+@attrs.frozen
 class RemoveDecl:
     what: str
     name: str

@@ -22,6 +22,7 @@ from .diagnostics import Diagnostic, RuleError
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 MAX_FILE_BYTES = 2_000_000
+MAX_TOTAL_BYTES = 2_000_000  # all the files of a game together (parsing reads about 200 KB a second)
 MAX_FILES = 64
 MAX_NESTING = 60  # indentation levels and bracket depth; deeper input is refused, not recursed into
 MAX_DEPTH = 100  # levels of the parse tree (blocks and expressions inside each other); real games use < 30
@@ -262,6 +263,9 @@ class _Build(Transformer_NonRecursive):
 
     def invariant_decl(self, meta, text, value):
         return n.InvariantDecl(_unquote(text), value, self._p(meta))
+
+    def require_decl(self, meta, value, message):
+        return n.RequireDecl(value, _unquote(message), self._p(meta))
 
     def remove_decl(self, meta, what, name):
         value = _unquote(str(name)) if name.type == "STRING" else str(name)
@@ -741,6 +745,7 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
     sources: dict[str, str] = {}
     diags: list[Diagnostic] = []
     seen: set[str] = set()
+    total = [0]
 
     def visit(file: str, root: Path, via: n.Pos | None) -> None:
         real = os.path.realpath(file)
@@ -758,6 +763,11 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
                 diags.append(Diagnostic(d.code, d.message, via))
             else:
                 diags.extend(e.diagnostics)
+            return
+        total[0] += len(text)
+        if total[0] > MAX_TOTAL_BYTES:
+            diags.append(Diagnostic("E100", f"the game's files hold more than {MAX_TOTAL_BYTES} characters "
+                                            "together", via or n.Pos(file, 1, 1)))
             return
         sources[file] = text
         try:

@@ -304,3 +304,17 @@ def test_a_players_pile_refills_from_their_own_discard(tmp_path):
     for p in range(2):
         assert len(s.s.zones[f"hand#{p}"]) == 2 and len(s.s.zones[f"pile#{p}"]) == 1
         assert s.s.zones[f"used#{p}"] == []
+
+
+def test_require_refuses_option_combinations_and_player_counts(tmp_path):
+    path = write_game(tmp_path, (
+        'option solo: bool = false\noption extra: bool = false\n'
+        'require not (solo and extra) "the extra rule is not used in solo games"\n'
+        'require player_count == 1 or not solo "solo is for one player"\nflow:\n    pass\n'))
+    with pytest.raises(ValueError, match="not used in solo games"):
+        interpreter.load(path, options={"solo": True, "extra": True})
+    g = interpreter.load(path, options={"solo": True})
+    g.new_game(players=1)
+    with pytest.raises(ValueError, match="solo is for one player"):
+        g.new_game(players=2)
+    interpreter.load(path, options={"extra": True}).new_game(players=2)
