@@ -102,6 +102,8 @@ def _options_info(program: Program) -> list[OptionInfo]:
 def _resolve_options(infos: list[OptionInfo], given: dict | None) -> dict:
     values = {o.name: o.default for o in infos}
     known = {o.name: o for o in infos}
+    if given is not None and not isinstance(given, dict):
+        raise ValueError(f"options are given as names and values, not {_show(given)}")
     for key, value in (given or {}).items():
         if key not in known:
             names = ", ".join(known) or "none"
@@ -202,7 +204,7 @@ class Game:
         for message, cond in self.compiled.requires:
             try:
                 ok = cond(Machine(self.compiled, probe), {})
-            except (TypeError, AttributeError, RuleRuntimeError):
+            except (RuleRuntimeError, *RULE_FAULTS):
                 continue
             if players is None and not _independent_of_players(self.compiled, cond):
                 continue

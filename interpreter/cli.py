@@ -1,10 +1,11 @@
 """The ``rulelang`` command (also ``python -m interpreter``).
 
-Subcommands: ``check``, ``info``, ``play``, ``simulate``, ``replay``, ``bench``; run
-``rulelang COMMAND --help`` for each one's arguments.
+Subcommands: ``check``, ``info``, ``play``, ``simulate``, ``replay``, ``bench``, ``test``,
+``validate``, ``explain``; run ``rulelang COMMAND --help`` for each one's arguments.
 
 Exit status: 0 success; 1 an error (rule-file diagnostics, a bad option value, a game
-that failed during simulation, a log that does not replay); 2 bad command-line usage
+that failed during simulation, a log that does not replay, a failed scenario, an invariant
+that `validate` saw broken); 2 bad command-line usage
 (from argparse); 130 a game of ``play`` abandoned with ``q``, end of input or Ctrl-C.
 Errors are printed as one message without a traceback; set ``RULELANG_DEBUG=1`` to get
 the traceback too.
@@ -162,7 +163,7 @@ def _fmt_default(value: Any) -> str:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    game = _load(args.path)
+    game = _load(args.path, house=args.house)
     if args.json:
         _dump_json({
             "name": game.name,
@@ -190,7 +191,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    game = _load(args.path, _options(args))
+    game = _load(args.path, _options(args), args.house)
     _check_players(game, args.players)
     names = _seat_agents(args.agents, args.players, ["human"] + ["random"] * (args.players - 1), parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
@@ -225,7 +226,7 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    game = _load(args.path, _options(args))
+    game = _load(args.path, _options(args), args.house)
     _check_players(game, args.players)
     names = _seat_agents(args.agents, args.players, ["random"] * args.players, parser)
     if "human" in names:
@@ -266,8 +267,103 @@ def cmd_test(args: argparse.Namespace) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
+VALIDATE_PARTS = ("static", "dynamic", "balance")
+
+
+def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from . import validate as v
+
+    if not os.path.exists(args.path):
+        raise CommandError(f"{args.path}: no such game folder or rule file")
+    parts = set(args.only or VALIDATE_PARTS)
+    house = list(args.house)
+    warnings, sources, program = v.static_warnings(args.path, house)
+    base = _load(args.path, _options(args))
+    game = _load(args.path, _options(args), house) if house else base
+    players = args.players or v.default_players(game)
+    _check_players(game, players)
+    agents = _seat_agents(args.agents, players, [], parser) or None
+    if agents and "human" in agents:
+        parser.error("validate runs without people: use random or greedy agents")
+    seeds = range(args.seed, args.seed + args.games)
+    name = game.name + (f" with {', '.join(os.path.basename(h) for h in house)}" if house else "")
+    print(f"Validating {name}: {players} player{'s' if players != 1 else ''}")
+    failed = False
+    warnings_text = None
+    if "static" in parts:
+        warnings_text = v.format_static(warnings, sources)
+        print("\n== Static analysis")
+        print(warnings_text)
+    validator = v.Validator(game, program, max_decisions=args.max_decisions)
+    variants: list = []
+    violations: list = []
+    if "balance" in parts:
+        runs = [("with house rules" if house else "base", game, validator)]
+        if house:
+            base_program = v.static_warnings(args.path)[2]
+            runs.insert(0, ("base", base, v.Validator(base, base_program, max_decisions=args.max_decisions)))
+        variants = v.balance(runs, players, seeds, agents=agents)
+        for var in variants:
+            violations += [(var.label, x) for x in var.violations]
+    elif "dynamic" in parts:
+        outcomes = v.random_games(game, players, seeds, validator, agents=agents, count=False)
+        violations += [("random games", o.violation) for o in outcomes if o.violation]
+    note = None
+    shown = None
+    if "dynamic" in parts:
+        print(f"\n== Invariants ({len(program.invariants)} declared, and the built-in ones)")
+        mine = [x for label, x in violations if label != "base"]
+        print(f"random games: {len(seeds)} played, {len(mine)} broke an invariant")
+        examples = args.examples or args.games
+        try:
+            found, tried = v.explore(game, players, seeds, validator, examples=examples, search_seed=args.seed)
+            print(f"exploring choices with hypothesis: {tried} games tried")
+        except ImportError:
+            found = None
+            print("hypothesis is not installed (pip install hypothesis): only random games were checked")
+        shown = found or (mine[0] if mine else None)
+        base_broken = [x for label, x in violations if label == "base"]
+        if shown is None and base_broken:
+            shown = base_broken[0]
+            print("the base game itself breaks an invariant:")
+        if shown is None:
+            note = "every invariant held after every decision"
+            print(note)
+        else:
+            failed = True
+            note = f"an invariant broke: {shown.name}"
+            print(v.format_violation(shown))
+    if variants:
+        print("\n== Balance")
+        print(v.format_balance(variants, seeds, agents))
+    if args.report:
+        from .report import html_report
+
+        meta = {"game": args.path, "house rules": ", ".join(house) or "none", "players": players,
+                "games per variant": len(seeds), "seeds": f"{seeds[0]}..{seeds[-1]}",
+                "agents": ", ".join(agents) if agents else "random"}
+        page = html_report(f"rulelang validate: {name}", meta, warnings_text, variants, shown,
+                           v.format_violation(shown) if shown else None, note)
+        with open(args.report, "w", encoding="utf-8") as fh:
+            fh.write(page)
+        print(f"\nreport written to {args.report}")
+    return 1 if failed else 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .explain import explain_card, explain_game
+
+    if not os.path.exists(args.path):
+        raise CommandError(f"{args.path}: no such game folder or rule file")
+    if args.card:
+        print(explain_card(args.path, args.card, args.house))
+    else:
+        print(explain_game(args.path, args.house))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    game = _load(args.path, _options(args))
+    game = _load(args.path, _options(args), args.house)
     _check_players(game, args.players)
     total = args.games if args.games is not None else (None if args.seconds else 20)
     progress = None if args.json or total is None else Progress(total, label="playouts")
@@ -305,16 +401,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     path_help = "a game folder (holding game.rules) or a .rules file"
 
+    def add_house_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--house", action="append", default=[], metavar="FILE",
+                       help="a house-rule file applied on top of the game (repeatable, in order)")
+
     p = sub.add_parser("check", help="check rule files and report every error")
     p.add_argument("path", metavar="PATH", help=path_help)
-    p.add_argument("--house", action="append", default=[], metavar="FILE",
-                   help="a house-rule file applied on top of the game (repeatable, in order)")
+    add_house_arg(p)
     add_option_arg(p)
     p.set_defaults(run=lambda a: cmd_check(a))
 
     p = sub.add_parser("info", help="show a game's name, player counts and options")
     p.add_argument("path", metavar="PATH", help=path_help)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_house_arg(p)
     p.set_defaults(run=lambda a: cmd_info(a))
 
     p = sub.add_parser("play", help="play at the terminal against computer players")
@@ -324,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
                    help="one agent per seat from human, random, greedy (default: human,random,...)")
     p.add_argument("--save-log", metavar="FILE", help="write the game log to FILE when the game stops")
+    add_house_arg(p)
     add_option_arg(p)
     p.set_defaults(run=lambda a, p=p: cmd_play(a, p))
 
@@ -336,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one agent per seat from random, greedy (default: random everywhere)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON (and no progress bar)")
     p.add_argument("--save-logs", metavar="DIR", help="write one game log per game into DIR")
+    add_house_arg(p)
     add_option_arg(p)
     p.set_defaults(run=lambda a, p=p: cmd_simulate(a, p))
 
@@ -351,6 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=_seconds, metavar="T", help="play for T seconds instead")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_house_arg(p)
     add_option_arg(p)
     p.set_defaults(run=lambda a: cmd_bench(a))
 
@@ -359,6 +462,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--house", action="append", default=[], metavar="FILE",
                    help="a house-rule file applied on top of each scenario's game (repeatable)")
     p.set_defaults(run=lambda a: cmd_test(a))
+
+    p = sub.add_parser("validate", help="find dead rules, check invariants over explored games, compare balance",
+                       description="Static warnings (rules that can never matter), invariants checked after "
+                                   "every decision of random games and of choices explored and shrunk by "
+                                   "hypothesis, and the balance of the base game against the game with the "
+                                   "house rules. Exit status 1 when an invariant breaks.")
+    p.add_argument("path", metavar="PATH", help=path_help)
+    add_house_arg(p)
+    p.add_argument("--games", type=_positive_int, default=50, metavar="K",
+                   help="random games per variant for the balance and the invariants (default 50)")
+    p.add_argument("--examples", type=_positive_int, metavar="N",
+                   help="games hypothesis explores (default: as many as --games)")
+    p.add_argument("--players", type=_positive_int, metavar="N", help="players (default: 2 where allowed)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first game; game i uses S+i")
+    p.add_argument("--max-decisions", type=_positive_int, default=2000, metavar="N",
+                   help="a game still running after N decisions breaks \"the game ends\" (default 2000)")
+    p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
+                   help="agents for the balance games: random (default) or greedy, one per seat or one for all")
+    p.add_argument("--only", action="append", choices=VALIDATE_PARTS, metavar="PART",
+                   help="run only this part: static, dynamic or balance (repeatable)")
+    p.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
+    add_option_arg(p)
+    p.set_defaults(run=lambda a, p=p: cmd_validate(a, p))
+
+    p = sub.add_parser("explain", help="the rules in plain English: turn structure, procedures, card effects")
+    p.add_argument("path", metavar="PATH", help=path_help)
+    p.add_argument("--card", metavar="NAME", help="explain one card: its printed values and what they do")
+    add_house_arg(p)
+    p.set_defaults(run=lambda a: cmd_explain(a))
     return parser
 
 

@@ -14,6 +14,7 @@ spelled out one level deep.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from rulelang import nodes as n
@@ -49,6 +50,19 @@ def _card_noun(kind: str) -> str:
     """A kind as a noun for its cards: `tile` -> "tile card", `bonus_tile` -> "bonus tile card"."""
     w = words(kind)
     return w if w.endswith("card") else f"{w} card"
+
+
+def shown_path(path: str) -> str:
+    """A file as people read it: relative to the current folder when it lies inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def where(pos) -> str:
+    return f"{shown_path(pos.file)}:{pos.line}:{pos.col}"
 
 
 def _quote(text: str) -> str:
@@ -439,12 +453,14 @@ class Explainer:
 
     def procedure(self, proc: n.ProcDecl, expand: int = 0) -> list[str]:
         head = f"To {_quote(words(proc.name))}" + (f" ({self.params(proc.params)})" if proc.params else "")
-        return [f"{head}:   [{proc.pos}]"] + self.block(proc.body, 1, expand)
+        return [f"{head}:   [{where(proc.pos)}]"] + self.block(proc.body, 1, expand)
 
-    def trigger(self, t: n.TriggerDecl) -> list[str]:
+    def trigger(self, t: n.TriggerDecl, depth: int = 0, expand: int = 0, place: bool = True) -> list[str]:
         args = f" ({', '.join(t.names)})" if t.names else ""
         when = f", if {self.expr(t.when)}" if t.when is not None else ""
-        return [f"Whenever {_quote(words(t.event))} happens{args}{when}:   [{t.pos}]"] + self.block(t.body, 1)
+        at = f"   [{where(t.pos)}]" if place else ""
+        return ([INDENT * depth + f"Whenever {_quote(words(t.event))} happens{args}{when}:{at}"]
+                + self.block(t.body, depth + 1, expand))
 
     def structure(self) -> list[str]:
         out = []
@@ -481,6 +497,8 @@ class Explainer:
             containers.append((f"procedure {_quote(words(name))}", proc.body))
         for t in self.p.triggers:
             containers.append((f"the trigger on {_quote(words(t.event))}", t.body))
+            if t.when is not None:
+                yield f"the trigger on {_quote(words(t.event))}", t, _mentions(t.when)
         for where, body in containers:
             yield from self._stmt_sites(where, body)
         for name, dfn in self.p.defines.items():
@@ -561,6 +579,8 @@ class Explainer:
             if len(text) > 300:
                 text = text[:297] + "..."
             return self._line(depth, f"{words(site.name)}{params} means: {text}")
+        if isinstance(site, n.TriggerDecl):
+            return self.trigger(site, depth, 1, place=False)
         if isinstance(site, n.ConstDecl):
             return self._line(depth, f"{words(site.name)} is {self.expr(site.value)}")
         if isinstance(site, n.ScoreLine):
@@ -625,9 +645,13 @@ def explain_game(path: str, house: list[str] | None = None) -> str:
         out.append("Options:")
         for o in p.options.values():
             default = x.expr(o.default)
-            values = " | ".join(o.choices) if o.form == "choice" else (
+            values = " | ".join(words(c) for c in o.choices) if o.form == "choice" else (
                 f"{o.low} to {o.high}" if o.form == "range" else o.choices[0])
             out.append(f"{INDENT}- {words(o.name)} ({values}; normally {default})" + (f": {o.doc}" if o.doc else ""))
+    requires = list(getattr(p, "requires", ()))
+    if requires:
+        out.append("Allowed combinations:")
+        out += [f"{INDENT}- {r.message} (needs: {x.expr(r.value)})" for r in requires]
     out += ["", "How a game goes", "---------------"] + x.structure()
     out += ["", "Procedures", "----------"]
     for proc in p.procs.values():
@@ -690,10 +714,10 @@ def _effect_lines(x: Explainer, wanted: set, depth: int, skip_kinds: bool = Fals
 
 def _site_pos(site) -> str:
     if isinstance(site, tuple) and site[0] == "else":
-        return str(site[3])
+        return where(site[3])
     if isinstance(site, tuple):
-        return str(site[1].pos)
-    return str(site.pos)
+        return where(site[1].pos)
+    return where(site.pos)
 
 
 def card_effects(x: Explainer) -> list[str]:
@@ -730,20 +754,33 @@ def explain_card(path: str, card: str, house: list[str] | None = None) -> str:
     kind = rows[0][0].kind
     out = [f"{card} ({_card_noun(kind)})"]
     members: list[tuple[str, str]] = []
+    listed: set[str] = set()  # members that come in a printed list (icons, equipment): fewer rules shown
     for _, row, values in rows:
         printed = ", ".join(f"{words(col)} {x.expr(v)}" for col, v in values.items() if col not in ("name", "copies"))
         copies = x.expr(values["copies"]) if "copies" in values else "1"
         out.append(f"{INDENT}- {printed or 'no printed values'}; {copies} cop{'y' if copies == '1' else 'ies'}"
-                   f"   [{row.pos}]")
+                   f"   [{where(row.pos)}]")
         for col, v in values.items():
             for m in _members(p, v):
                 if (col, m) not in members:
                     members.append((col, m))
+                if isinstance(v, n.ListLit):
+                    listed.add(m)
     for col, m in members:
-        lines = _effect_lines(x, {m}, 1)
+        lines = _effect_lines(x, {m}, 1, limit=3 if m in listed else 12)
         out.append("")
         out.append(f"What {words(col)} {words(m)} does:")
         out += lines or [INDENT + "no rule names it (rules that go through every value still count it)"]
+    # A printed text that names a procedure, or that rules compare with.
+    texts = [(col, v.value) for _, _, values in rows for col, v in values.items()
+             if col != "name" and isinstance(v, n.Lit) and isinstance(v.value, str) and v.value]
+    for col, text in dict.fromkeys(texts):
+        lines = []
+        if text in p.procs:
+            lines += [INDENT + line for line in x.procedure(p.procs[text], expand=1)]
+        lines += _effect_lines(x, {f"text:{text}"}, 1)
+        if lines:
+            out += ["", f"What {words(col)} {_quote(text)} does:"] + lines
     named = _effect_lines(x, {f"text:{card}"}, 1, limit=6)
     if named:
         out += ["", f"Rules that name {_quote(card)}:"] + named

@@ -16,12 +16,16 @@ from .state import Branch, Frame, GameState, Lasting, Pending, rng_shuffle
 if TYPE_CHECKING:
     from .compiler import CompiledGame
 
-MAX_STEPS_PER_ACTION = 200_000  # ops run, plus items gone through in lists, between two decisions
+MAX_STEPS_PER_ACTION = 1_000_000  # ops run, plus items gone through in lists, between two decisions
 MAX_STACK = 200
 MAX_ZONE_SIZE = 100_000
 MAX_LIST_SIZE = 100_000
 MAX_INT = 10**18  # numbers past this are refused (repeated squaring would eat all memory)
 MAX_TEXT = 10_000  # characters in a text made by a template; longer is cut
+
+# Off by default. When a dict, `Machine.push` counts every frame pushed (a procedure called, a
+# trigger fired) under its code key; `interpreter.validate` sets it while it plays games.
+push_counter: dict[str, int] | None = None
 
 
 def python_error(err: BaseException) -> str:
@@ -38,12 +42,13 @@ RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeErr
 
 
 class Machine:
-    __slots__ = ("game", "s", "steps", "branch")
+    __slots__ = ("game", "s", "steps", "branch", "memo")
 
     def __init__(self, game: CompiledGame, state: GameState):
         self.game = game
         self.s = state
         self.steps = 0
+        self.memo: dict = {}  # results of defines while one op runs; cleared before the next
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
 
     # ---- the step loop
@@ -77,6 +82,8 @@ class Machine:
         op = code[frame.pc]
         pos = getattr(op, "pos", None)
         self.charge(1, pos)
+        if self.memo:
+            self.memo = {}
         try:
             op(self, frame)
         except RuleRuntimeError as err:
@@ -155,10 +162,13 @@ class Machine:
             raise RuleRuntimeError(
                 f"more than {MAX_STACK} procedures and triggers running at once "
                 "(endless recursion or a chain of triggers?)", pos)
+        if push_counter is not None:
+            push_counter[code] = push_counter.get(code, 0) + 1
         stack.append(Frame(code, 0, local_values))
 
     # ---- events and lasting modifiers
     def emit(self, event: str, args: list, pos=None) -> None:
+        self.memo = {}  # the op that raises an event may have changed the state already
         for code_key, names, when in reversed(self.game.triggers.get(event, ())):
             local_values = dict(zip(names, args, strict=False))
             if when is None or when(self, local_values):

@@ -17,7 +17,8 @@ A game log::
      "result": {"scores": [..], "winners": [..]}}
 
 ``result`` is ``null`` for a game that stopped with an error; the log then also has
-``"error": "<message>"`` and replaying it checks that the same error happens again.
+``"error": "<message>"`` and replaying it checks that the same error happens again. A game
+played with house rules also has ``"house": [file, ...]``, which replay applies again.
 """
 
 from __future__ import annotations
@@ -339,6 +340,9 @@ def make_log(game: Any, record: GameRecord, game_path: str | None = None) -> dic
         "actions": _norm(record.actions),
         "result": None if record.error else {"scores": record.scores, "winners": record.winners},
     }
+    house = list(getattr(game, "house", None) or [])
+    if house:
+        log["house"] = house  # house-rule files, applied in order (replay loads them again)
     if record.error:
         log["error"] = record.error
     return log
@@ -468,6 +472,10 @@ def replay(log_path: str, game_path: str | None = None, house: list[str] | None 
 
     log = load_log(log_path)
     path = _resolve_game_path(log, log_path, game_path)
+    if house is None:
+        house = log.get("house")
+        if house is not None and not (isinstance(house, list) and all(isinstance(h, str) for h in house)):
+            raise LogError(f"{log_path}: \"house\" should be a list of house-rule files, not {house!r:.60}")
     kwargs = {"house": list(house)} if house else {}
     game = interpreter.load(path, options=dict(log["options"]), **kwargs)
     actions = log["actions"]

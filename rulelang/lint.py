@@ -75,6 +75,7 @@ def game_roots(p: Program) -> list:
     if p.tiebreak is not None:
         roots.append(p.tiebreak)
     roots += list(p.invariants)
+    roots += list(getattr(p, "requires", ()))  # which options and player counts go together
     return roots
 
 

@@ -21,8 +21,10 @@ from . import nodes as n
 from .diagnostics import Diagnostic, RuleError
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
-MAX_FILE_BYTES = 2_000_000
-MAX_TOTAL_BYTES = 2_000_000  # all the files of a game together (parsing reads about 200 KB a second)
+# Parsing reads 80 to 200 KB a second (slowest on deeply nested expressions), so a megabyte is
+# a few seconds of loading; the largest real game is under 70 KB in all its files.
+MAX_FILE_BYTES = 1_000_000
+MAX_TOTAL_BYTES = 1_000_000  # all the files of a game together, includes and extends counted
 MAX_FILES = 64
 MAX_NESTING = 60  # indentation levels and bracket depth; deeper input is refused, not recursed into
 MAX_DEPTH = 100  # levels of the parse tree (blocks and expressions inside each other); real games use < 30
@@ -783,6 +785,10 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
                     base_root = Path(base).parent.resolve()
                 except (OSError, RuntimeError, ValueError) as e:  # too long, a symlink loop
                     diags.append(Diagnostic("E100", f"cannot read `{d.path}`: {e}", d.pos))
+                    continue
+                if not base.endswith(".rules"):  # so it cannot make us read /etc/passwd or a device
+                    diags.append(Diagnostic("E104", f"`extends \"{d.path}\"` names neither a game's folder nor "
+                                                    "a .rules file", d.pos))
                     continue
                 visit(base, base_root, d.pos)
         head = [d for d in module.decls if not isinstance(d, (n.Include, n.Extends))]
