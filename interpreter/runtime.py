@@ -449,6 +449,13 @@ def _others(m, p):
     return [(p + i) % n for i in range(1, n)]
 
 
+def _score_part(m, player, label):
+    for name, f in m.game.score_lines:
+        if name == label:
+            return f(m, player)
+    raise RuleRuntimeError(f"there is no score line {label!r}")
+
+
 def _active(m, name, player=None):
     return any(x.name == name and (player is None or x.player in (-1, player)) for x in m.s.lasting)
 
@@ -491,4 +498,6 @@ FUNCTIONS = {
     "others": _others,
     "tokens": lambda m, holder, token, side=None: m.token_count(holder, token, side),
     "active": _active,
+    "score_of": lambda m, p: sum(f(m, p) for _, f in m.game.score_lines),
+    "score_part": lambda m, p, label: _score_part(m, p, label),
 }

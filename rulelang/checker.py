@@ -227,6 +227,13 @@ class _Checker:
     def remove(self, decl: n.RemoveDecl) -> None:
         maps = {"kind": "kinds", "zone": "zones", "procedure": "procs", "option": "options",
                 "modifier": "modifiers", "define": "defines", "var": "vars", "const": "consts"}
+        if decl.what == "invariant":
+            before = len(self.p.invariants)
+            self.p.invariants = [inv for inv in self.p.invariants if inv.text != decl.name]
+            if len(self.p.invariants) == before:
+                self.err("E211", f"there is no invariant {decl.name!r} to remove", decl.pos,
+                         did_you_mean(decl.name, [inv.text for inv in self.p.invariants]))
+            return
         if decl.what == "score":
             before = len(self.p.score_lines)
             self.p.score_lines = [(line, var) for line, var in self.p.score_lines if line.label != decl.name]
@@ -267,7 +274,7 @@ class _Checker:
         attr = maps.get(decl.what)
         if attr is None:
             self.err("E211", f"cannot remove a `{decl.what}`", decl.pos,
-                     did_you_mean(decl.what, list(maps) + ["cards", "card", "trigger", "score"]))
+                     did_you_mean(decl.what, list(maps) + ["cards", "card", "trigger", "score", "invariant"]))
             return
         table = getattr(self.p, attr)
         if decl.name not in table:

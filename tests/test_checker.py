@@ -190,3 +190,11 @@ def test_a_prompt_cannot_use_the_item_being_chosen():
     with pytest.raises(RuleError) as err:
         check_text(PRELUDE + 'procedure f(p: player):\n    choose k in [0, 1] by p prompt "Pick {k}"\n')
     assert err.value.diagnostics[0].code == "E201" and "`k`" in err.value.diagnostics[0].message
+
+
+def test_a_house_rule_can_remove_an_invariant(tmp_path):
+    g = load_with_house(tmp_path, 'remove invariant "the table never overflows"\n')
+    assert g.compiled.invariants == []
+    from rulelang.diagnostics import RuleError
+    with pytest.raises(RuleError, match="no invariant"):
+        load_with_house(tmp_path, 'remove invariant "the table never overflow"\n')
