@@ -371,6 +371,8 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: 
     if s.branches:
         if s.pending is not None or not any(b.pending for b in s.branches):
             return "a simultaneous step that waits for nobody"
+        if not s.stack or s.stack[-1].pc >= len(g.codes[s.stack[-1].code]):
+            return "a simultaneous step with nothing to go on with"
     elif s.pending is not None:
         if not waits_on_a_choice(s.stack):
             return "a pending decision with no choice behind it"
@@ -443,6 +445,7 @@ class State:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
         snapshot = s.copy()
         p_frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
+        choice_pos = getattr(g.codes[p_frame.code][p_frame.pc], "pos", None)
         try:
             m = Machine(g, s)
             value = p.values[index]
@@ -464,9 +467,8 @@ class State:
             m.run()
         except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
             self.s = snapshot
-            op = g.codes[p_frame.code][p_frame.pc]
             raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
-                                   getattr(op, "pos", None)) from None
+                                   choice_pos) from None
         except BaseException:  # RuleRuntimeError, or anything else: never leave half an action
             self.s = snapshot
             raise
@@ -488,8 +490,14 @@ class State:
         return [sum(self.score_breakdown(p).values()) for p in range(self.s.num_players)]
 
     def winners(self) -> list[int]:
+        """The winning players: the game's `winners:` rule, else the highest score after tiebreaks.
+
+        Empty when nobody wins (a solo game lost, an automated opponent winning)."""
         g = self.game.compiled
         m = self._machine()
+        if g.winners is not None:
+            chosen = g.winners(m, {})
+            return sorted({p for p in chosen if isinstance(p, int) and 0 <= p < self.s.num_players})
         scores = self.scores()
         keys = [(scores[p], *(f(m, p) for f in g.tiebreaks)) for p in range(self.s.num_players)]
         best = max(keys)

@@ -86,6 +86,7 @@ class CompiledGame:
     proc_params: dict[str, tuple[str, ...]] = attrs.Factory(dict)
     scenarios: list = attrs.Factory(list)
     requires: list = attrs.Factory(list)  # (message, condition on options and player_count)
+    winners: Any = None  # the game's own `winners:` rule, or None for the highest score
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -1173,12 +1174,14 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         c.code(key, t.body)
         when = c.expr(t.when) if t.when is not None else None
         triggers.setdefault(t.event, []).append((key, tuple(t.names), when))
-    score_lines = [(line.label, _per_player(_guard(c.expr(line.value), line.value.pos), var))
+    score_lines = [(line.label, _per_player(_guard(c.expr(line.value), line.value.pos, number=True), var))
                    for line, var in p.score_lines]
-    tiebreaks = [_per_player(_guard(c.expr(k), k.pos), p.tiebreak.var) for k in (p.tiebreak.keys if p.tiebreak else ())]
+    tiebreaks = [_per_player(_guard(c.expr(k), k.pos, number=True), p.tiebreak.var)
+                 for k in (p.tiebreak.keys if p.tiebreak else ())]
     invariants = [(inv.text, _guard(c.expr(inv.value), inv.value.pos)) for inv in p.invariants]
     scenarios = [_compile_scenario(c, i, sc) for i, sc in enumerate(p.scenarios)]
     requires = [(req.message, c.expr(req.value)) for req in p.requires]
+    winners = _guard(c.expr(p.winners.value), p.winners.pos) if p.winners is not None else None
     # Compile every define body now, so no compiling happens during play.
     for name in p.defines:
         c.define_call(name, [])
@@ -1190,7 +1193,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         triggers=triggers, score_lines=score_lines, score_var=p.score.var if p.score else "p",
         tiebreaks=tiebreaks, invariants=invariants, enums=dict(p.enums),
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
-        scenarios=scenarios, requires=requires,
+        scenarios=scenarios, requires=requires, winners=winners,
     )
 
 
@@ -1244,18 +1247,23 @@ def _compile_scenario(c: _Compiler, i: int, sc: n.ScenarioDecl) -> Scenario:
     return Scenario(sc.name, sc.players, sc.seed, options, tuple(steps), sc.pos)
 
 
-def _guard(f: Fn, pos) -> Fn:
+def _guard(f: Fn, pos, number: bool = False) -> Fn:
     """An expression worked out outside the step loop (a score line, a tiebreak, an invariant):
-    a Python error in it becomes a RuleRuntimeError at its position, as inside the loop."""
+    a Python error in it becomes a RuleRuntimeError at its position, as inside the loop. Scores
+    and tiebreaks must come out as numbers (a state restored from an edited save may hold
+    anything in its vars), or adding and comparing them would fail far from the rule."""
     def guarded(m, L):
         try:
-            return f(m, L)
+            value = f(m, L)
         except RuleRuntimeError as err:
             if err.pos is None:
                 raise RuleRuntimeError(err.bare_message, pos) from None
             raise
         except RULE_FAULTS as err:
             raise RuleRuntimeError(f"this rule cannot be worked out ({python_error(err)})", pos) from None
+        if number and not isinstance(value, int):
+            raise RuleRuntimeError(f"this should be a number, not {str(value)[:40]!r}", pos)
+        return value
     return guarded
 
 

@@ -449,6 +449,14 @@ def _others(m, p):
     return [(p + i) % n for i in range(1, n)]
 
 
+def _top_scorers(m):
+    g = m.game
+    keys = [(sum(f(m, p) for _, f in g.score_lines), *(f(m, p) for f in g.tiebreaks))
+            for p in range(m.s.num_players)]
+    best = max(keys)
+    return [p for p, k in enumerate(keys) if k == best]
+
+
 def _score_part(m, player, label):
     for name, f in m.game.score_lines:
         if name == label:
@@ -498,6 +506,7 @@ FUNCTIONS = {
     "others": _others,
     "tokens": lambda m, holder, token, side=None: m.token_count(holder, token, side),
     "active": _active,
+    "top_scorers": lambda m: _top_scorers(m),
     "score_of": lambda m, p: sum(f(m, p) for _, f in m.game.score_lines),
     "score_part": lambda m, p, label: _score_part(m, p, label),
 }

@@ -64,6 +64,7 @@ class Program:
     invariants: list = attrs.Factory(list)
     scenarios: list = attrs.Factory(list)
     requires: list = attrs.Factory(list)
+    winners: n.WinnersDecl | None = None
     score_lines: list = attrs.Factory(list)  # (ScoreLine, the block's player name), in order
     choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
     # Filled by the checker for the compiler: id(node) -> type / resolution.
@@ -181,6 +182,8 @@ class _Checker:
                     self.p.scenarios.append(decl)
                 elif isinstance(decl, n.RequireDecl):
                     self.p.requires.append(decl)
+                elif isinstance(decl, n.WinnersDecl):
+                    self.p.winners = decl
                 elif isinstance(decl, n.CardsDecl):
                     self.p.cards.append(decl)
                 elif isinstance(decl, n.RemoveDecl):
@@ -399,6 +402,8 @@ class _Checker:
             self.expect(inv.value, {}, "bool")
         for sc in p.scenarios:
             self.check_scenario(sc)
+        if p.winners is not None:
+            self.expect(p.winners.value, {}, "list:player")
         for req in p.requires:
             self.expect(req.value, {}, "bool")
             self.check_require_names(req.value)

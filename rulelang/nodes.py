@@ -509,6 +509,14 @@ class InvariantDecl:
 
 
 @attrs.frozen
+class WinnersDecl:
+    """Who wins, as a list of players, when it is not simply the highest score."""
+
+    value: Expr
+    pos: Pos
+
+
+@attrs.frozen
 class RequireDecl:
     """A condition on options and the player count; a game that breaks it is refused."""
 

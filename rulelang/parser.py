@@ -266,6 +266,9 @@ class _Build(Transformer_NonRecursive):
     def invariant_decl(self, meta, text, value):
         return n.InvariantDecl(_unquote(text), value, self._p(meta))
 
+    def winners_decl(self, meta, value):
+        return n.WinnersDecl(value, self._p(meta))
+
     def require_decl(self, meta, value, message):
         return n.RequireDecl(value, _unquote(message), self._p(meta))
 

@@ -182,6 +182,8 @@ FUNCTIONS: tuple[Builtin, ...] = (
     _function("tokens", "int", "How many tokens of a kind a holder has, on one side or all.",
               P("holder", "holder", "who holds them"), P("token", "token", "which token"),
               P("side", "side", "count only this side", optional=True)),
+    _function("top_scorers", "players",
+              "The players with the highest score, ties broken by the tiebreak lines (the usual winners)."),
     _function("score_of", "int", "A player's score now: the sum of the game's score lines.",
               P("player", "player", "a player")),
     _function("score_part", "int", "One score line of a player, by its label.",

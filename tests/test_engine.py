@@ -318,3 +318,19 @@ def test_require_refuses_option_combinations_and_player_counts(tmp_path):
     with pytest.raises(ValueError, match="solo is for one player"):
         g.new_game(players=2)
     interpreter.load(path, options={"extra": True}).new_game(players=2)
+
+
+def test_a_winners_rule_can_name_nobody(tmp_path):
+    path = write_game(tmp_path, (
+        "var lost: bool = false\nvar pts per player: int = 0\nflow:\n    for p in players:\n"
+        "        turn p:\n            may \"Give up?\":\n                set lost = true\n"
+        "score p:\n    pts: p.pts\nwinners: [] if lost else top_scorers()\n"))
+    g = interpreter.load(path)
+    s = g.new_game(players=2)
+    s.apply(s.legal_actions(0)[1])
+    s.apply(s.legal_actions(1)[1])
+    assert s.is_over and s.winners() == [0, 1]
+    s = g.new_game(players=2)
+    s.apply(s.legal_actions(0)[0])
+    s.apply(s.legal_actions(1)[1])
+    assert s.winners() == []

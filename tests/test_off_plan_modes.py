@@ -924,3 +924,12 @@ def test_simulate_100_games(mode, players, outlet):
     assert summary.errors == []
     assert summary.completed == 100
     assert summary.decisions["max"] < MAX_DECISIONS
+
+
+def test_nobody_wins_a_lost_solo_game_and_a_won_one_names_the_player():
+    g = interpreter.load(GAME_PATH, {"mode": "solo_urbanization"})
+    s = g.new_game(players=1, seed=0)
+    s.set_var("solo_won", False)
+    assert s.winners() == []
+    s.set_var("solo_won", True)
+    assert s.winners() == [0]
