@@ -133,7 +133,7 @@ def _independent_of_players(g: CompiledGame, cond) -> bool:
     for n_players in range(g.min_players, g.max_players + 1):
         try:
             answers.add(bool(cond(Machine(g, GameState(n_players, 0, 0, {}, [], {}, {})), {})))
-        except (TypeError, AttributeError, RuleRuntimeError):
+        except (RuleRuntimeError, *RULE_FAULTS):
             return False
     return len(answers) == 1
 

@@ -1174,14 +1174,14 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         c.code(key, t.body)
         when = c.expr(t.when) if t.when is not None else None
         triggers.setdefault(t.event, []).append((key, tuple(t.names), when))
-    score_lines = [(line.label, _per_player(_guard(c.expr(line.value), line.value.pos, number=True), var))
+    score_lines = [(line.label, _per_player(_guard(c.expr(line.value), line.value.pos, want=int), var))
                    for line, var in p.score_lines]
-    tiebreaks = [_per_player(_guard(c.expr(k), k.pos, number=True), p.tiebreak.var)
+    tiebreaks = [_per_player(_guard(c.expr(k), k.pos, want=int), p.tiebreak.var)
                  for k in (p.tiebreak.keys if p.tiebreak else ())]
     invariants = [(inv.text, _guard(c.expr(inv.value), inv.value.pos)) for inv in p.invariants]
     scenarios = [_compile_scenario(c, i, sc) for i, sc in enumerate(p.scenarios)]
     requires = [(req.message, c.expr(req.value)) for req in p.requires]
-    winners = _guard(c.expr(p.winners.value), p.winners.pos) if p.winners is not None else None
+    winners = _guard(c.expr(p.winners.value), p.winners.pos, want=list) if p.winners is not None else None
     # Compile every define body now, so no compiling happens during play.
     for name in p.defines:
         c.define_call(name, [])
@@ -1247,11 +1247,11 @@ def _compile_scenario(c: _Compiler, i: int, sc: n.ScenarioDecl) -> Scenario:
     return Scenario(sc.name, sc.players, sc.seed, options, tuple(steps), sc.pos)
 
 
-def _guard(f: Fn, pos, number: bool = False) -> Fn:
+def _guard(f: Fn, pos, want: type | None = None) -> Fn:
     """An expression worked out outside the step loop (a score line, a tiebreak, an invariant):
     a Python error in it becomes a RuleRuntimeError at its position, as inside the loop. Scores
-    and tiebreaks must come out as numbers (a state restored from an edited save may hold
-    anything in its vars), or adding and comparing them would fail far from the rule."""
+    and tiebreaks must come out as numbers, `winners:` as a list (a state restored from an edited
+    save may hold anything in its vars), or adding and comparing them would fail far from the rule."""
     def guarded(m, L):
         try:
             value = f(m, L)
@@ -1261,8 +1261,9 @@ def _guard(f: Fn, pos, number: bool = False) -> Fn:
             raise
         except RULE_FAULTS as err:
             raise RuleRuntimeError(f"this rule cannot be worked out ({python_error(err)})", pos) from None
-        if number and not isinstance(value, int):
-            raise RuleRuntimeError(f"this should be a number, not {str(value)[:40]!r}", pos)
+        if want is not None and not isinstance(value, want):
+            raise RuleRuntimeError(f"this should be a {'number' if want is int else 'list'}, "
+                                   f"not {str(value)[:40]!r}", pos)
         return value
     return guarded
 

@@ -433,6 +433,8 @@ def load_log(path: str) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise LogError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise LogError(f"{path}: not a rulelang game log (nested too deeply)") from None
     return _check_log(data, path)
 
 
