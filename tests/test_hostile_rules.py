@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 
+import interpreter
 from rulelang.diagnostics import RuleError
 from rulelang.nodes import Module, Pos
 from rulelang.parser import MAX_FILE_BYTES, _lark, parse_expr, parse_text
@@ -372,10 +373,16 @@ DEEP = {
 @pytest.mark.parametrize("shape", list(DEEP))
 def test_deep_nesting_loads_or_gives_a_rule_error(tmp_path, shape, depth):
     if "blocks" in shape and depth > 500:  # indentation grows with the square of the depth
-        pytest.skip("over the size limit: refused before parsing")
-    text = 'game "Deep"\nplayers 1 to 2\n' + DEEP[shape](depth)
+        text = 'game "Deep"\nplayers 1 to 2\n' + "x" * (MAX_FILE_BYTES + 1)  # stands for its size
+    else:
+        text = 'game "Deep"\nplayers 1 to 2\n' + DEEP[shape](depth)
     if len(text.encode()) > MAX_FILE_BYTES:
-        pytest.skip("over the size limit: refused before parsing")
+        # too big to read: refused before parsing, with the size in the message
+        (tmp_path / "game.rules").write_text(text)
+        with pytest.raises(RuleError) as err:
+            interpreter.load(str(tmp_path))
+        assert err.value.diagnostics[0].code == "E100", str(err.value)
+        return
     (tmp_path / "game.rules").write_text(text)
     with no_hang(60):
         result = outcome(str(tmp_path))
