@@ -224,7 +224,8 @@ class Explainer:
 
     def x_BoolOp(self, e: n.BoolOp) -> str:
         def part(x):
-            return f"({self.expr(x)})" if isinstance(x, (n.BoolOp, n.Cond)) and x.op != e.op else self.expr(x)
+            bracket = isinstance(x, n.Cond) or (isinstance(x, n.BoolOp) and x.op != e.op)
+            return f"({self.expr(x)})" if bracket else self.expr(x)
         return f"{part(e.left)} {e.op} {part(e.right)}"
 
     def x_Not(self, e: n.Not) -> str:

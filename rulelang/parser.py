@@ -403,15 +403,8 @@ class _Build(Transformer_NonRecursive):
         return n.Round(body, self._p(meta))
 
     def _opts(self, opts):
-        by = prompt = label = None
-        for kind, value in opts:
-            if kind == "by":
-                by = value
-            elif kind == "prompt":
-                prompt = value
-            else:
-                label = value
-        return by, prompt, label
+        given = dict(opts)  # each choice_opt is a (kind, value) pair
+        return given.get("by"), given.get("prompt"), given.get("label")
 
     def pick_stmt(self, meta, may, var, source, cond, *opts):
         by, prompt, label = self._opts(opts)
@@ -425,15 +418,9 @@ class _Build(Transformer_NonRecursive):
 
     def menu_option(self, meta, label, *rest):
         *mods, body = rest
-        when = cost = once = None
-        for kind, value in mods:
-            if kind == "when":
-                when = value
-            elif kind == "cost":
-                cost = value
-            else:
-                once = value
-        return n.MenuOption(self._string(label), when, cost, once, body, self._p(meta))
+        given = dict(mods)  # each option_mod is a (kind, value) pair
+        return n.MenuOption(self._string(label), given.get("when"), given.get("cost"), given.get("once"),
+                            body, self._p(meta))
 
     def option_when(self, meta, e):
         return ("when", e)

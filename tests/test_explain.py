@@ -145,3 +145,13 @@ def test_a_new_card_whose_effect_is_a_trigger():
             "      carry out \u201cinheritance income\u201d for p:\n"
             "        if house count(p) is 0 and the funds in the supply is more than 0:\n"
             "          p gains 1 funds") in text
+
+
+def test_a_condition_inside_and_or_is_bracketed():
+    from interpreter.explain import Explainer
+    from rulelang.checker import Program
+    from rulelang.nodes import Pos
+    from rulelang.parser import parse_expr
+
+    text = Explainer(Program()).expr(parse_expr("true and (false if true else true)", Pos("x", 1, 1)))
+    assert text.startswith("true and ") and "(" in text
