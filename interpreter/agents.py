@@ -5,7 +5,7 @@ Every agent has one method, ``choose(state, player) -> Action``, and must return
 caller applies the returned action. Each computer agent owns its own seeded
 ``random.Random``, so the same seed and the same game give the same choices.
 
-``HumanAgent`` (a person at the terminal) lives in :mod:`interpreter.play`;
+``HumanAgent`` (a person at the terminal) lives in :mod:`interpreter.tools.play`;
 :func:`make_agent` builds any of them by name.
 """
 
@@ -89,14 +89,14 @@ def agent_seed(game_seed: int, seat: int) -> int:
 
 def make_agent(name: str, seed: int | None = None, **kwargs: Any) -> Any:
     """Build an agent by name: ``random``, ``greedy`` or ``human``. Extra keyword
-    arguments go to :class:`interpreter.play.HumanAgent` (``input``, ``output``)."""
+    arguments go to :class:`interpreter.tools.play.HumanAgent` (``input``, ``output``)."""
     key = name.strip().lower()
     if key == "random":
         return RandomAgent(seed)
     if key == "greedy":
         return GreedyAgent(seed)
     if key == "human":
-        from .play import HumanAgent
+        from .tools.play import HumanAgent
 
         return HumanAgent(**kwargs)
     raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_NAMES)}")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from conftest import ROOT
 
 import interpreter
-from interpreter.api import State
+from interpreter.engine.api import State
 
 GAME_PATH = str(ROOT / "games" / "off_plan")
 COLOURS = ("red", "blue", "green", "orange")

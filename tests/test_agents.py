@@ -10,8 +10,8 @@ import pytest
 
 import interpreter
 from interpreter.agents import GreedyAgent, RandomAgent, agent_seed, make_agent
-from interpreter.play import HumanAgent, QuitGame, render_result, render_view
-from interpreter.simulate import (
+from interpreter.tools.play import HumanAgent, QuitGame, render_result, render_view
+from interpreter.tools.simulate import (
     LogError,
     load_log,
     make_log,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.cli import main, parse_option
+from interpreter.tools.cli import main, parse_option
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = str(ROOT / "games" / "off_plan")

@@ -60,7 +60,7 @@ def test_unaffordable_option_is_not_offered(game):
     s = game.new_game(players=2, seed=1)
     s.s.tokens["p0|coin|normal"] = 0
     s.s.tokens["supply|coin|normal"] += 2
-    from interpreter.runtime import Machine
+    from interpreter.engine.runtime import Machine
     s.s.pending = None
     s.s.stack[-1].pc = s.s.stack[-1].pc  # re-run the menu with no coins
     Machine(game.compiled, s.s).run()
@@ -244,7 +244,7 @@ def test_runtime_error_during_an_action_keeps_the_state(tmp_path):
 
 def test_draw_refills_from_the_refill_zone_only_when_empty(game):
     s = game.new_game(players=2, seed=3)
-    from interpreter.runtime import EFFECTS, Machine
+    from interpreter.engine.runtime import EFFECTS, Machine
     m = Machine(game.compiled, s.s)
     bag = list(s.s.zones["bag"])
     for c in bag:

@@ -8,8 +8,8 @@ import attrs
 import pytest
 from conftest import FIXTURES, ROOT
 
-from interpreter.cli import main
-from interpreter.explain import Explainer, explain_card, explain_game, load_program
+from interpreter.tools.cli import main
+from interpreter.tools.explain import Explainer, explain_card, explain_game, load_program
 from rulelang import nodes as n
 
 TINY = str(FIXTURES / "tiny")
@@ -148,7 +148,7 @@ def test_a_new_card_whose_effect_is_a_trigger():
 
 
 def test_a_condition_inside_and_or_is_bracketed():
-    from interpreter.explain import Explainer
+    from interpreter.tools.explain import Explainer
     from rulelang.checker import Program
     from rulelang.nodes import Pos
     from rulelang.parser import parse_expr

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interpreter import Action, IllegalAction, SaveError
-from interpreter.api import _checksum, _state_text
-from interpreter.simulate import LogError, dumps_log, load_log, log_from_state, replay
+from interpreter.engine.api import _checksum, _state_text
+from interpreter.tools.simulate import LogError, dumps_log, load_log, log_from_state, replay
 from rulelang.diagnostics import RuleRuntimeError
 
 GAMES = loadable_games()

@@ -33,7 +33,7 @@ from off_plan_helpers import (
     with_character,
 )
 
-from interpreter.api import State
+from interpreter.engine.api import State
 
 
 def take(s: State, card: str, p: int = 0) -> str:

@@ -38,9 +38,9 @@ from off_plan_helpers import (
 from test_off_plan_properties import problems
 
 import interpreter
-from interpreter.api import State
-from interpreter.cli import main
-from interpreter.simulate import simulate
+from interpreter.engine.api import State
+from interpreter.tools.cli import main
+from interpreter.tools.simulate import simulate
 
 MODES = ("standard", "vulture_funds", "urban_plan", "solo_vulture", "solo_urbanization")
 MULTIPLAYER = ("standard", "vulture_funds", "urban_plan")

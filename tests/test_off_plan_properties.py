@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from off_plan_helpers import COLOURS, GAME_PATH, TOTAL_FUNDS, game, random_playout
 
-from interpreter.api import Action, State
-from interpreter.cli import main
-from interpreter.simulate import run_game, simulate
+from interpreter.engine.api import Action, State
+from interpreter.tools.cli import main
+from interpreter.tools.simulate import run_game, simulate
 
 # Random games take 150 to 450 decisions (measured over 300 games); far more means a loop.
 MAX_DECISIONS = 3000

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import interpreter
-from interpreter.api import State
+from interpreter.engine.api import State
 
 GAME_PATH = str(ROOT / "games" / "plunderbund")
 TRACKS = ("price", "quality", "appeal", "ingenuity")

@@ -2,7 +2,7 @@
 
 from conftest import ROOT
 
-from interpreter.runtime import EFFECTS, FUNCTIONS
+from interpreter.engine.runtime import EFFECTS, FUNCTIONS
 from rulelang import registry
 from rulelang.docgen import PAGES
 

@@ -3,7 +3,7 @@
 import pytest
 from conftest import FIXTURES, ROOT
 
-from interpreter.scenario import format_report, run_file, scenario_files
+from interpreter.tools.scenario import format_report, run_file, scenario_files
 
 ALL = scenario_files([str(ROOT / "games"), str(ROOT / "examples"), str(FIXTURES / "scenarios")])
 CASES = [(f, r) for f in ALL for r in run_file(f)]

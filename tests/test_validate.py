@@ -9,9 +9,9 @@ import pytest
 from conftest import FIXTURES, ROOT
 
 import interpreter
-from interpreter import runtime
-from interpreter.cli import main
-from interpreter.validate import (
+from interpreter.engine import runtime
+from interpreter.tools.cli import main
+from interpreter.tools.validate import (
     Validator,
     balance,
     describe,

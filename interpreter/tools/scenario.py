@@ -25,10 +25,10 @@ import attrs
 
 from rulelang.diagnostics import RuleError, RuleRuntimeError
 
-from .api import Game, IllegalAction, State, load
-from .compiler import Scenario
-from .runtime import Machine
-from .state import Frame
+from ..engine.api import Game, IllegalAction, State, load
+from ..engine.compiler import Scenario
+from ..engine.runtime import Machine
+from ..engine.state import Frame
 
 SCENARIO_SUFFIX = ".scenario"
 

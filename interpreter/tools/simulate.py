@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
-from .agents import agent_seed, make_agent
+from ..agents import agent_seed, make_agent
 from .play import seat_name
 
 __all__ = [

@@ -24,7 +24,7 @@ MAX_INT = 10**18  # numbers past this are refused (repeated squaring would eat a
 MAX_TEXT = 10_000  # characters in a text made by a template; longer is cut
 
 # Off by default. When a dict, `Machine.push` counts every frame pushed (a procedure called, a
-# trigger fired) under its code key; `interpreter.validate` sets it while it plays games.
+# trigger fired) under its code key; `interpreter.tools.validate` sets it while it plays games.
 push_counter: dict[str, int] | None = None
 
 

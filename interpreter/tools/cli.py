@@ -23,7 +23,7 @@ import time
 import traceback
 from typing import Any
 
-from .agents import AGENT_NAMES, agent_seed, make_agent
+from ..agents import AGENT_NAMES, agent_seed, make_agent
 from .play import QUIT_EXIT_CODE, HumanAgent, QuitGame, format_log_entry, render_result, seat_name
 from .simulate import (
     LogError,

@@ -15,7 +15,7 @@ Three parts, each usable alone:
 - **balance** (:func:`balance`): the base game and the game with the house rules, side by
   side over the same seeds: win rate per seat with 95% Wilson intervals, score and length
   distributions, how often each card is chosen and each procedure runs. As a terminal table
-  (:func:`format_balance`) or an HTML page (:mod:`interpreter.report`).
+  (:func:`format_balance`) or an HTML page (:mod:`interpreter.tools.report`).
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from rulelang.diagnostics import Diagnostic, RuleRuntimeError
 from rulelang.lint import format_warnings, lint, walk
 from rulelang.parser import load_sources
 
-from . import runtime
-from .api import Game, State
+from ..engine import runtime
+from ..engine.api import Game, State
+from ..engine.runtime import Machine
 from .explain import shown_path
-from .runtime import Machine
 
 __all__ = [
     "DEFAULT_MAX_DECISIONS",
@@ -435,7 +435,7 @@ def random_chooser(seed: int) -> Chooser:
 
 def agent_chooser(names: list[str], seed: int) -> Chooser:
     """One agent per seat (random, greedy), seeded as `simulate` seeds them."""
-    from .agents import agent_seed, make_agent
+    from ..agents import agent_seed, make_agent
 
     agents = [make_agent(name, agent_seed(seed, seat)) for seat, name in enumerate(names)]
 
