@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
+from .engine.budget import MAX_STEPS_PER_AGENT, Budget
+
 __all__ = ["AGENT_NAMES", "Agent", "GreedyAgent", "RandomAgent", "agent_seed", "make_agent"]
 
 AGENT_NAMES = ("random", "greedy", "human")
@@ -58,9 +60,12 @@ class GreedyAgent:
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def evaluate(self, state: Any, player: int, action: Any) -> float:
-        trial = state.clone()
+    def evaluate(self, state: Any, player: int, action: Any, budget: Budget | None = None) -> float:
         try:
+            trial = state.clone(budget) if budget is not None else state.clone()
+            if budget is not None:
+                trial.apply(action, budget)
+                return trial.scores(budget)[player]
             trial.apply(action)
             return trial.scores()[player]
         except Exception:  # a failing action is simply the worst choice
@@ -70,10 +75,17 @@ class GreedyAgent:
         actions = _legal(state, player)
         if len(actions) == 1:
             return actions[0]
+        # One budget for the whole look-ahead, however many actions there are: when it runs
+        # out, the agent chooses among the actions it had time to try.
+        budget = Budget(MAX_STEPS_PER_AGENT, "for the greedy agent's look-ahead")
         best_score = float("-inf")
         best: list = []
         for action in actions:
-            score = self.evaluate(state, player, action)
+            if budget.left <= 0:
+                break
+            score = self.evaluate(state, player, action, budget)
+            if budget.left <= 0 and best:
+                break  # this action was not fully tried
             if score > best_score or not best:
                 best_score, best = score, [action]
             elif score == best_score:

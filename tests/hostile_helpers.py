@@ -144,3 +144,25 @@ def outcome(path: str, players: int | None = None, actions: int = 20, seed: int 
         check_runtime_error(err)
         return "runtime error in scores"
     return "game"
+
+
+def run_capped(code: str, timeout: float = 90, memory_mib: int = 1024) -> str:
+    """Run Python `code` in a fresh process (from the repository's root) whose address space is
+    capped at `memory_mib`; returns what it printed. Running past `timeout` seconds, or dying (a
+    MemoryError, a traceback), fails the test: a limit that is not kept is a failure, not a slow
+    test."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    cap = memory_mib * 2**20
+    prelude = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))\n"
+    try:
+        done = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True,
+                              timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still running after {timeout} s")
+    if done.returncode != 0:
+        pytest.fail(f"the process failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return done.stdout

@@ -22,6 +22,7 @@ from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
 from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
+from .budget import Budget
 from .compiler import CompiledGame, compile_program
 from .runtime import RULE_FAULTS, Machine, python_error
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
@@ -415,8 +416,11 @@ class State:
                 return [Action(p.player, v, lab, p.serial) for v, lab in zip(p.values, p.labels, strict=True)]
         return []
 
-    def apply(self, action: Action) -> None:
-        """Apply a legal action; an illegal one raises IllegalAction and changes nothing."""
+    def apply(self, action: Action, budget: Budget | None = None) -> None:
+        """Apply a legal action; an illegal one raises IllegalAction and changes nothing.
+
+        The work it takes is paid from ``budget`` if given (an agent's look-ahead shares one),
+        else from a fresh budget of MAX_STEPS_PER_ACTION steps."""
         s = self.s
         g = self.game.compiled
         if not isinstance(action, Action):
@@ -447,7 +451,7 @@ class State:
         p_frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
         choice_pos = getattr(g.codes[p_frame.code][p_frame.pc], "pos", None)
         try:
-            m = Machine(g, s)
+            m = Machine(g, s, budget)
             value = p.values[index]
             entry = ["choice", p.player, f"{g.player_name(p.player)}: {p.labels[index]}"]
             if branch is not None:
@@ -478,16 +482,17 @@ class State:
     def is_over(self) -> bool:
         return self.s.over
 
-    def _machine(self) -> Machine:
-        return Machine(self.game.compiled, self.s)
+    def _machine(self, budget: Budget | None = None) -> Machine:
+        return Machine(self.game.compiled, self.s, budget)
 
-    def score_breakdown(self, player: int) -> dict[str, int]:
+    def score_breakdown(self, player: int, budget: Budget | None = None) -> dict[str, int]:
         g = self.game.compiled
-        m = self._machine()
+        m = self._machine(budget)
         return {label: f(m, player) for label, f in g.score_lines}
 
-    def scores(self) -> list[int]:
-        return [sum(self.score_breakdown(p).values()) for p in range(self.s.num_players)]
+    def scores(self, budget: Budget | None = None) -> list[int]:
+        budget = budget if budget is not None else Budget()
+        return [sum(self.score_breakdown(p, budget).values()) for p in range(self.s.num_players)]
 
     def winners(self) -> list[int]:
         """The winning players: the game's `winners:` rule, else the highest score after tiebreaks.
@@ -509,7 +514,12 @@ class State:
         return [text for text, f in self.game.compiled.invariants if not f(m, {})]
 
     # ---- data
-    def clone(self) -> State:
+    def clone(self, budget: Budget | None = None) -> State:
+        """An independent copy; with a budget, the copy is paid for (one step per card, var,
+        token entry and log line)."""
+        if budget is not None:
+            s = self.s
+            budget.charge(1 + len(s.where) + len(s.vars) + len(s.tokens) + len(s.log) + len(s.actions))
         return State(self.game, self.s.copy())
 
     def __eq__(self, other: object) -> bool:

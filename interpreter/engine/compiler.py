@@ -18,13 +18,18 @@ from rulelang import registry
 from rulelang.checker import Program
 from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
 
+from .budget import (
+    MAX_ITEMS,
+    MAX_STEPS_PER_LOAD,
+    STEPS_PER_CALL,
+    Budget,
+    charge_text,
+    charge_value,
+    check_int,
+)
 from .runtime import (
     EFFECTS,
     FUNCTIONS,
-    MAX_INT,
-    MAX_LIST_SIZE,
-    MAX_STEPS_PER_ACTION,
-    MAX_TEXT,
     RULE_FAULTS,
     Machine,
     python_error,
@@ -36,28 +41,46 @@ MAX_CARDS = 10_000  # components in one game, copies counted
 
 
 class _Static:
-    """What constants are evaluated with at load time: a step budget and no game state, so a
+    """What constants are evaluated with at load time: the load's budget and no game state, so a
     `const` or a `var`'s initial value that reads the state fails (and is reported)."""
 
     s = None
     game = None
     branch = None
 
-    def __init__(self):
-        self.steps = 0
+    def __init__(self, budget: Budget):
+        self.budget = budget
         self.memo: dict = {}
 
-    def charge(self, amount: int, pos=None) -> None:
-        self.steps += amount
-        if self.steps > MAX_STEPS_PER_ACTION:
-            raise RuleRuntimeError(f"more than {MAX_STEPS_PER_ACTION} steps to work out a constant", pos)
+    charge = Machine.charge
 
 
-def _big(value, pos):
-    """Refuse numbers past MAX_INT: repeated doubling or squaring would otherwise eat memory."""
-    if type(value) is int and not -MAX_INT <= value <= MAX_INT:
-        raise RuleRuntimeError(f"a number grew past {MAX_INT:.0e}", pos)
-    return value
+def add_values(m, x, y, pos):
+    """`x + y` for numbers, texts, lists and bags, paid for and bounded (`+` and `+=` alike)."""
+    if isinstance(x, dict):
+        m.charge(len(x) + len(y), pos)
+        out = dict(x)
+        for k, v in y.items():
+            out[k] = check_int(out.get(k, 0) + v, pos)
+        return out
+    if isinstance(x, (list, str)):
+        if len(x) + len(y) > MAX_ITEMS:
+            raise RuleRuntimeError("a list grew too long" if isinstance(x, list) else "a text grew too long", pos)
+        out = x + y
+        if isinstance(out, list):
+            charge_value(m, out, pos)
+        else:
+            m.charge(len(out), pos)
+        return out
+    return check_int(x + y, pos)
+
+
+def subtract_values(m, x, y, pos):
+    """`x - y` for numbers and bags."""
+    if isinstance(x, dict):
+        m.charge(len(x), pos)
+        return {k: v - y.get(k, 0) for k, v in x.items() if v - y.get(k, 0) > 0}
+    return check_int(x - y, pos)
 
 
 @attrs.define
@@ -108,6 +131,8 @@ class _Compiler:
         self.codes: dict[str, list] = {}
         self.hidden = 0
         self.consts: dict[str, Any] = {}
+        self.card_var_inits: dict[str, Any] = {}  # worked out once each, however often named
+        self.budget = Budget(MAX_STEPS_PER_LOAD, "to work out the game's constants and initial values")
         self.defines: dict[str, tuple[tuple[str, ...], Fn]] = {}
 
     def type_of(self, e) -> str:
@@ -125,9 +150,10 @@ class _Compiler:
         if isinstance(e, n.Template):
             parts = [(p if isinstance(p, str) else self.text(p)) for p in e.parts]
 
+            pos = e.pos
+
             def template(m, L):
-                text = "".join(p if isinstance(p, str) else p(m, L) for p in parts)
-                return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
+                return charge_text(m, "".join(p if isinstance(p, str) else p(m, L) for p in parts), pos)
             return template
         if isinstance(e, n.Name):
             return self.name(e)
@@ -161,14 +187,14 @@ class _Compiler:
                 def equal(m, L):
                     x, y = a(m, L), b(m, L)
                     if isinstance(x, (list, dict)):
-                        m.charge(len(x), pos)
+                        charge_value(m, x, pos)
                     return (x == y) == (op == "==")
                 return equal
             if op in ("in", "notin"):
                 def contains(m, L):
                     x, y = a(m, L), b(m, L) or ()
-                    if isinstance(y, list):
-                        m.charge(len(y), pos)
+                    if isinstance(y, (list, dict)):
+                        charge_value(m, y, pos)
                     return (x in y) == (op == "in")
                 return contains
             cmp = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
@@ -178,6 +204,8 @@ class _Compiler:
                 x, y = a(m, L), b(m, L)
                 if x is None or y is None:
                     raise RuleRuntimeError(f"cannot compare none with `{op}`", pos)
+                if isinstance(x, (list, dict)):
+                    charge_value(m, x, pos)
                 return cmp(x, y)
             return compare
         if isinstance(e, n.Is):
@@ -202,7 +230,7 @@ class _Compiler:
         if isinstance(e, n.Neg):
             a = self.expr(e.operand)
             pos = e.pos
-            return lambda m, L: _big(-a(m, L), pos)
+            return lambda m, L: check_int(-a(m, L), pos)
         if isinstance(e, n.Cond):
             t, c, o = self.expr(e.then), self.expr(e.test), self.expr(e.orelse)
             return lambda m, L: t(m, L) if c(m, L) else o(m, L)
@@ -210,10 +238,22 @@ class _Compiler:
             if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
                 return self.expr(e.items[0])
             items = [self.expr(i) for i in e.items]
-            return lambda m, L: [f(m, L) for f in items]
+            pos = e.pos
+
+            def list_lit(m, L):
+                out = [f(m, L) for f in items]
+                charge_value(m, out, pos)
+                return out
+            return list_lit
         if isinstance(e, n.MapLit):
             pairs = [(k, self.expr(v)) for k, v in e.items]
-            return lambda m, L: {k: f(m, L) for k, f in pairs}
+            pos = e.pos
+
+            def map_lit(m, L):
+                out = {k: f(m, L) for k, f in pairs}
+                charge_value(m, out, pos)
+                return out
+            return map_lit
         raise AssertionError(f"cannot compile {type(e).__name__}")
 
     def text(self, e) -> Fn:
@@ -229,9 +269,10 @@ class _Compiler:
         def shown(m, L):
             v = f(m, L)
             if isinstance(v, (list, dict)):
-                m.charge(len(v), pos)
+                charge_value(m, v, pos)
                 if t.startswith("list:card") or t == "zone":
-                    return ", ".join(m.game.card_names[c] for c in v)
+                    return charge_text(m, ", ".join(m.game.card_names[c] for c in v), pos)
+                return charge_text(m, str(v), pos)
             return str(v)
         return shown
 
@@ -276,16 +317,14 @@ class _Compiler:
             v = self.options[name]
             return lambda m, L: v
         if cat == "const":
-            v = self.const(name)
-            if isinstance(v, (list, dict)):
-                return lambda m, L: v.copy()
+            v = self.const(name)  # never copied: no op changes a list or bag in place
             return lambda m, L: v
         if cat == "var":
             return lambda m, L: m.s.vars[name]
         if cat == "zone":
             return lambda m, L: m.s.zones[name]
         if cat == "define":
-            return self.define_call(name, [])
+            return self.define_call(name, [], e.pos)
         raise AssertionError(f"name category {cat}")
 
     def const(self, name: str) -> Any:
@@ -293,10 +332,16 @@ class _Compiler:
             self.consts[name] = self.static(self.p.consts[name].value, f"`{name}`")
         return self.consts[name]
 
+    def card_var_init(self, name: str) -> Any:
+        if name not in self.card_var_inits:
+            self.card_var_inits[name] = self.static(self.p.vars[name].init, f"the initial value of `{name}`")
+        return self.card_var_inits[name]
+
     def static(self, e, what: str) -> Any:
-        """A value worked out once at load time (a const, a var's initial value, a card's value)."""
+        """A value worked out once at load time (a const, a var's initial value, a card's value),
+        paid for from the load's one budget."""
         try:
-            return self.expr(e)(_Static(), {})
+            return self.expr(e)(_Static(self.budget), {})
         except RuleRuntimeError as err:
             message, pos = err.bare_message, err.pos or e.pos
         except AttributeError:  # it reached for the state of a game, which does not exist yet
@@ -369,7 +414,7 @@ class _Compiler:
             return field
         if cat == "cvar":
             obj = self.expr(e.obj)
-            init = self.static(self.p.vars[name].init, f"the initial value of `{name}`")
+            init = self.card_var_init(name)
             return lambda m, L: m.s.vars.get(f"{name}@{obj(m, L)}", init)
 
         def dynamic(m, L):
@@ -401,6 +446,8 @@ class _Compiler:
                     L.pop(var, None)
                 else:
                     L[var] = old
+            if elem is not None:
+                charge_value(m, out, pos)
             return out
         return gen
 
@@ -408,35 +455,16 @@ class _Compiler:
         a, b = self.expr(e.left), self.expr(e.right)
         op, pos = e.op, e.pos
         if op == "+":
-            def add(m, L):
-                x, y = a(m, L), b(m, L)
-                if isinstance(x, dict):
-                    out = dict(x)
-                    for k, v in y.items():
-                        out[k] = _big(out.get(k, 0) + v, pos)
-                    return out
-                if isinstance(x, (list, str)):
-                    if len(x) + len(y) > MAX_LIST_SIZE:
-                        raise RuleRuntimeError("a list grew too long" if isinstance(x, list)
-                                               else "a text grew too long", pos)
-                    m.charge(len(x) + len(y), pos)
-                    return x + y
-                return _big(x + y, pos)
-            return add
+            return lambda m, L: add_values(m, a(m, L), b(m, L), pos)
         if op == "-":
-            def sub(m, L):
-                x, y = a(m, L), b(m, L)
-                if isinstance(x, dict):
-                    return {k: v - y.get(k, 0) for k, v in x.items() if v - y.get(k, 0) > 0}
-                return _big(x - y, pos)
-            return sub
+            return lambda m, L: subtract_values(m, a(m, L), b(m, L), pos)
         if op == "*":
             def mul(m, L):
                 x, y = a(m, L), b(m, L)
                 if not (isinstance(x, int) and isinstance(y, int)):
                     raise RuleRuntimeError(f"`*` multiplies numbers, not {type(x).__name__} and "
                                            f"{type(y).__name__}", pos)
-                return _big(x * y, pos)
+                return check_int(x * y, pos)
             return mul
 
         def divide(m, L):
@@ -449,7 +477,7 @@ class _Compiler:
     def call(self, e: n.Call) -> Fn:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
         if cat == "define":
-            return self.define_call(name, [self.expr(a) for a in e.args])
+            return self.define_call(name, [self.expr(a) for a in e.args], e.pos)
         b = registry.BY_NAME[name]
         impl = FUNCTIONS[name]
         args: list[Fn] = []
@@ -466,13 +494,17 @@ class _Compiler:
             def call1(m, L):
                 x = a0(m, L)
                 if isinstance(x, (list, dict)):
-                    m.charge(len(x), pos)
+                    charge_value(m, x, pos)
                 try:
                     r = impl(m, x)
+                except RuleRuntimeError as err:
+                    if err.pos is None:
+                        raise RuleRuntimeError(err.bare_message, pos) from None
+                    raise
                 except (TypeError, ValueError, LookupError, AttributeError) as err:
                     raise RuleRuntimeError(f"`{name}` failed: {python_error(err)}", pos) from None
-                if isinstance(r, list):
-                    m.charge(len(r), pos)
+                if isinstance(r, (list, dict)):
+                    charge_value(m, r, pos)
                 return r
             return call1
 
@@ -480,17 +512,21 @@ class _Compiler:
             values = [f(m, L) for f in args]
             for x in values:
                 if isinstance(x, (list, dict)):
-                    m.charge(len(x), pos)
+                    charge_value(m, x, pos)
             try:
                 r = impl(m, *values)
+            except RuleRuntimeError as err:
+                if err.pos is None:
+                    raise RuleRuntimeError(err.bare_message, pos) from None
+                raise
             except (TypeError, ValueError, LookupError, AttributeError) as err:
                 raise RuleRuntimeError(f"`{name}` failed: {python_error(err)}", pos) from None
-            if isinstance(r, list):
-                m.charge(len(r), pos)
+            if isinstance(r, (list, dict)):
+                charge_value(m, r, pos)
             return r
         return call
 
-    def define_call(self, name: str, args: list[Fn]) -> Fn:
+    def define_call(self, name: str, args: list[Fn], pos=None) -> Fn:
         d = self.p.defines[name]
         params = tuple(prm.name for prm in (d.params or ()))
         if name not in self.defines:
@@ -501,6 +537,7 @@ class _Compiler:
         # so results are remembered until the machine's next step (Machine.memo): menus and
         # filters that ask the same question for every option then ask it once.
         def call(m, L):
+            m.charge(STEPS_PER_CALL, pos)  # a call is work even when its result is remembered
             values = tuple(f(m, L) for f in args)
             key = (name, values)
             memo = m.memo
@@ -624,10 +661,10 @@ class _Compiler:
 
         where = s.pos
 
-        def combine(old, new):
+        def combine(m, old, new):
             if op == "=":
                 return new
-            return _big(old + new if op == "+=" else old - new, where)
+            return add_values(m, old, new, where) if op == "+=" else subtract_values(m, old, new, where)
         if isinstance(t, n.Index):
             get, put = self.place_of(t.obj)
             index = self.expr(t.index)
@@ -640,12 +677,13 @@ class _Compiler:
                 i = index(m, L)
                 if isinstance(container, dict):
                     new = dict(container)
-                    new[i] = combine(container.get(i, 0 if is_bag else None), value(m, L))
+                    new[i] = combine(m, container.get(i, 0 if is_bag else None), value(m, L))
                 else:
                     new = list(container)
                     if not isinstance(i, int) or not (0 <= i < len(new)):
                         raise RuleRuntimeError(f"index {i} is outside a list of {len(new)}", pos)
-                    new[i] = combine(new[i], value(m, L))
+                    new[i] = combine(m, new[i], value(m, L))
+                charge_value(m, new, pos)
                 put(m, L, new)
                 fr.pc += 1
             return set_item
@@ -653,7 +691,7 @@ class _Compiler:
 
         def set_value(m, fr):
             L = fr.locals
-            put(m, L, combine(get(m, L) if op != "=" else None, value(m, L)))
+            put(m, L, combine(m, get(m, L) if op != "=" else None, value(m, L)))
             fr.pc += 1
         return set_value
 
@@ -683,7 +721,7 @@ class _Compiler:
                     m.shared_change(f"set another player's `{name}`", pos)
                 m.s.vars[f"{name}#{who}"] = v
             return (lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]), put_pvar
-        init = self.static(self.p.vars[name].init, f"the initial value of `{name}`")
+        init = self.card_var_init(name)
 
         def put_cvar(m, L, v):
             card = obj(m, L)
@@ -854,6 +892,7 @@ class _Compiler:
             if not players:
                 fr.pc += 1
                 return
+            m.charge(len(players) * (len(m.s.vars) + len(m.s.zones) + len(m.s.tokens) + len(fr.locals)), pos)
             base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
             m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=_shown(m.s, p))
                             for p in sorted(players)]
@@ -1021,6 +1060,7 @@ class _PickOp(_Op):
             else:
                 labels.append(self.default_label(m, x))
         L.pop(self.var, None)
+        m.charge(sum(len(x) for x in labels), self.pos)
         labels = _disambiguate(labels)
         if self.optional:
             items.append(None)
@@ -1184,7 +1224,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     winners = _guard(c.expr(p.winners.value), p.winners.pos, want=list) if p.winners is not None else None
     # Compile every define body now, so no compiling happens during play.
     for name in p.defines:
-        c.define_call(name, [])
+        c.define_call(name, [], p.defines[name].pos)
     return CompiledGame(
         title=p.title, min_players=p.min_players, max_players=p.max_players, option_values=dict(options),
         card_names=names, card_kinds=kinds, card_attrs=attrs_list,
@@ -1264,7 +1304,7 @@ def _guard(f: Fn, pos, want: type | None = None) -> Fn:
         if want is not None and not isinstance(value, want):
             raise RuleRuntimeError(f"this should be a {'number' if want is int else 'list'}, "
                                    f"not {str(value)[:40]!r}", pos)
-        return value
+        return check_int(value, pos)
     return guarded
 
 

@@ -11,17 +11,27 @@ from typing import TYPE_CHECKING, Any
 
 from rulelang.diagnostics import RuleRuntimeError
 
+from .budget import (
+    MAX_INT,
+    MAX_ITEMS,
+    MAX_STEPS_PER_ACTION,
+    MAX_TEXT,
+    Budget,
+    charge_text,
+    charge_value,
+    check_int,
+)
 from .state import Branch, Frame, GameState, Lasting, Pending, rng_shuffle
 
 if TYPE_CHECKING:
     from .compiler import CompiledGame
 
-MAX_STEPS_PER_ACTION = 1_000_000  # ops run, plus items gone through in lists, between two decisions
+__all__ = ["MAX_INT", "MAX_LIST_SIZE", "MAX_STEPS_PER_ACTION", "MAX_TEXT", "Budget", "Machine",
+           "charge_text", "charge_value", "check_int"]
+
 MAX_STACK = 200
 MAX_ZONE_SIZE = 100_000
-MAX_LIST_SIZE = 100_000
-MAX_INT = 10**18  # numbers past this are refused (repeated squaring would eat all memory)
-MAX_TEXT = 10_000  # characters in a text made by a template; longer is cut
+MAX_LIST_SIZE = MAX_ITEMS  # the old name of the limit on a value's items
 
 # Off by default. When a dict, `Machine.push` counts every frame pushed (a procedure called, a
 # trigger fired) under its code key; `interpreter.tools.validate` sets it while it plays games.
@@ -42,12 +52,12 @@ RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeErr
 
 
 class Machine:
-    __slots__ = ("game", "s", "steps", "branch", "memo")
+    __slots__ = ("game", "s", "budget", "branch", "memo")
 
-    def __init__(self, game: CompiledGame, state: GameState):
+    def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None):
         self.game = game
         self.s = state
-        self.steps = 0
+        self.budget = budget if budget is not None else Budget()  # one per action unless shared
         self.memo: dict = {}  # results of defines while one op runs; cleared before the next
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
 
@@ -93,12 +103,16 @@ class Machine:
         except RULE_FAULTS as err:
             raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})", pos) from None
 
-    def charge(self, amount: int, pos=None) -> None:
-        """Count work against the budget of one action (so no loop or huge list can hang the game)."""
-        self.steps += amount
-        if self.steps > MAX_STEPS_PER_ACTION:
-            raise RuleRuntimeError(
-                f"more than {MAX_STEPS_PER_ACTION} steps without a decision (an endless loop?)", pos)
+    def charge(self, units: int, pos=None) -> None:
+        """Pay for work done (see ``budget.py``): no loop, huge list or long text can hang the game."""
+        b = self.budget
+        b.used += units
+        if b.used > b.limit:
+            b.charge(0, pos)
+
+    @property
+    def steps(self) -> int:
+        return self.budget.used
 
     def _run_branches(self) -> None:
         """Advance, in seat order, every branch that is not waiting for its player."""
@@ -169,12 +183,14 @@ class Machine:
     # ---- events and lasting modifiers
     def emit(self, event: str, args: list, pos=None) -> None:
         self.memo = {}  # the op that raises an event may have changed the state already
+        self.charge(len(self.game.triggers.get(event, ())), pos)
         for code_key, names, when in reversed(self.game.triggers.get(event, ())):
             local_values = dict(zip(names, args, strict=False))
             if when is None or when(self, local_values):
                 self.push(code_key, local_values, pos)
 
     def expire(self, unit: str, player: int | None) -> None:
+        self.charge(len(self.s.lasting))
         keep = []
         for m in self.s.lasting:
             if m.unit == unit and (m.player == -1 or player is None or m.player == player):
@@ -190,8 +206,7 @@ class Machine:
         self.s.lasting.append(Lasting(name, -1 if player is None else player, unit, count))
 
     def log(self, kind: str, player: int | None, text: str) -> None:
-        if len(text) > MAX_TEXT:
-            text = text[:MAX_TEXT] + "..."
+        text = charge_text(self, text)
         (self.branch.log if self.branch is not None else self.s.log).append([kind, player, text])
 
     # ---- zones
@@ -202,6 +217,7 @@ class Machine:
             raise RuleRuntimeError(f"there is no zone `{key}`") from None
 
     def move_card(self, card: int, key: str, position: Any = None) -> None:
+        self.charge(1)
         s = self.s
         if self.branch is not None:
             own = f"#{self.branch.player}"
@@ -225,7 +241,9 @@ class Machine:
 
     def shuffle(self, key: str) -> None:
         self.shared_change("shuffle (the shared random generator would make the order matter)")
-        self.s.rng = rng_shuffle(self.s.rng, self.zone(key))
+        cards = self.zone(key)
+        self.charge(len(cards))
+        self.s.rng = rng_shuffle(self.s.rng, cards)
 
     # ---- tokens
     def token_count(self, holder: str, token: str, side: str | None = None) -> int:
@@ -292,6 +310,7 @@ def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=N
     if refill and owner:
         refill = f"{refill}#{owner}"  # a player's pile refills from that player's own zone
     for _ in range(max(0, count)):
+        m.charge(1)
         if not src and refill:
             other = m.zone(refill)
             if other:
@@ -391,7 +410,7 @@ def _bag(m, xs):
 
 
 def _shortfall(m, need, have):
-    return sum(max(0, v - have.get(k, 0)) for k, v in need.items())
+    return check_int(sum(max(0, v - have.get(k, 0)) for k, v in need.items()))
 
 
 def _range(m, lo, hi):
@@ -407,30 +426,37 @@ def _lookup(m, table, i):
 
 
 def _named(m, name):
+    m.charge(len(m.game.card_names))
     ids = [i for i, n in enumerate(m.game.card_names) if n == name]
     if not ids:
         raise RuleRuntimeError(f"no card is named {name!r}")
     return ids
 
 
+def _zone_of(m, card) -> list:
+    z = m.s.zones[m.s.where[card]]
+    m.charge(len(z))
+    return z
+
+
 def _position(m, card):
-    return m.s.zones[m.s.where[card]].index(card)
+    return _zone_of(m, card).index(card)
 
 
 def _left_of(m, card):
-    z = m.s.zones[m.s.where[card]]
+    z = _zone_of(m, card)
     return z[: z.index(card)]
 
 
 def _right_of(m, card):
-    z = m.s.zones[m.s.where[card]]
+    z = _zone_of(m, card)
     return z[z.index(card) + 1:]
 
 
 def _adjacent(m, a, b):
     if a is None or b is None or m.s.where[a] != m.s.where[b]:
         return False
-    z = m.s.zones[m.s.where[a]]
+    z = _zone_of(m, a)
     return abs(z.index(a) - z.index(b)) == 1
 
 
@@ -451,7 +477,7 @@ def _others(m, p):
 
 def _top_scorers(m):
     g = m.game
-    keys = [(sum(f(m, p) for _, f in g.score_lines), *(f(m, p) for f in g.tiebreaks))
+    keys = [(check_int(sum(f(m, p) for _, f in g.score_lines)), *(f(m, p) for f in g.tiebreaks))
             for p in range(m.s.num_players)]
     best = max(keys)
     return [p for p, k in enumerate(keys) if k == best]
@@ -470,7 +496,7 @@ def _active(m, name, player=None):
 
 FUNCTIONS = {
     "count": lambda m, xs: len(xs) if xs is not None else 0,
-    "sum": lambda m, xs: sum(x for x in xs if x is not None),
+    "sum": lambda m, xs: check_int(sum(x for x in xs if x is not None)),
     "max": _max,
     "min": _min,
     "any": lambda m, xs: any(xs),
@@ -489,7 +515,7 @@ FUNCTIONS = {
     "take": lambda m, xs, k: _items(xs)[: max(0, k)],
     "index_of": lambda m, xs, x: _items(xs).index(x) if x in (xs or ()) else -1,
     "bag": _bag,
-    "size": lambda m, b: sum(b.values()),
+    "size": lambda m, b: check_int(sum(b.values())),
     "shortfall": _shortfall,
     "cards": lambda m, kind: list(m.game.cards_of_kind.get(kind, ())),
     "card_named": lambda m, name: _named(m, name)[0],
@@ -507,6 +533,6 @@ FUNCTIONS = {
     "tokens": lambda m, holder, token, side=None: m.token_count(holder, token, side),
     "active": _active,
     "top_scorers": lambda m: _top_scorers(m),
-    "score_of": lambda m, p: sum(f(m, p) for _, f in m.game.score_lines),
+    "score_of": lambda m, p: check_int(sum(f(m, p) for _, f in m.game.score_lines)),
     "score_part": lambda m, p, label: _score_part(m, p, label),
 }
