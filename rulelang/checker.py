@@ -133,6 +133,10 @@ class _Checker:
         self._const_busy: set[str] = set()
         self._depth = 0  # expressions being checked inside each other
         self._too_deep = False
+        self._card_names: set[str] | None = None
+        # Cards a house rule removed: comparing a name with one of them is fine (it matches nothing
+        # now, as the house rule intends); asking for one with `card_named` is not.
+        self._removed_card_names: set[str] = set()
 
     # ---- reporting
     def err(self, code: str, msg: str, pos: n.Pos, hint: str | None = None) -> None:
@@ -150,7 +154,7 @@ class _Checker:
             n.ModifierDecl: "modifiers", n.ProcDecl: "procs", n.EnumDecl: "enum_decls",
         }
         self.enum_decls: dict[str, n.EnumDecl] = {}
-        seen_pos: dict[str, n.Pos] = {}
+        seen_pos: dict[str, tuple[n.Pos, tuple]] = {}
         for module in self.modules:
             for decl in module.decls:
                 replace = False
@@ -192,13 +196,19 @@ class _Checker:
                     attr = named_maps[type(decl)]
                     table = self.enum_decls if attr == "enum_decls" else getattr(self.p, attr)
                     if decl.name in seen_pos and not replace:
-                        self.err("E200", f"`{decl.name}` is declared twice (first at {seen_pos[decl.name]})",
-                                 decl.pos, "use `replace` to change a declaration from another file")
+                        # Reported at whichever of the two comes later in reading order (an
+                        # included file reads where its `include` line stands).
+                        first, first_key = seen_pos[decl.name]
+                        later, key = decl.pos, module.reading + (decl.pos.line, decl.pos.col)
+                        if key < first_key:
+                            first, later = later, first
+                        self.err("E200", f"`{decl.name}` is declared twice (first at {first})",
+                                 later, "use `replace` to change a declaration from another file")
                         continue
                     if replace and decl.name not in table:
                         self.err("E211", f"`replace` names `{decl.name}`, which is not declared", decl.pos,
                                  did_you_mean(decl.name, table))
-                    seen_pos[decl.name] = decl.pos
+                    seen_pos[decl.name] = (decl.pos, module.reading + (decl.pos.line, decl.pos.col))
                     table[decl.name] = decl
         if self.p.flow is None:
             self.err("E307", "the game has no `flow:` block", n.Pos(self.modules[0].path if self.modules
@@ -256,6 +266,7 @@ class _Checker:
                     table = attrs.evolve(table, rows=rows)
                 tables.append(table)
             self.p.cards = tables
+            self._removed_card_names.add(decl.name)
             if not found:
                 names = [getattr(r.values[t.columns.index("name")], "value", "") for t in self.p.cards
                          if "name" in t.columns for r in t.rows if len(r.values) == len(t.columns)]
@@ -264,6 +275,11 @@ class _Checker:
             return
         if decl.what == "cards":
             before = len(self.p.cards)
+            for table in self.p.cards:
+                if table.kind == decl.name and "name" in table.columns:
+                    i = table.columns.index("name")
+                    self._removed_card_names.update(str(getattr(r.values[i], "value", "")) for r in table.rows
+                                                    if len(r.values) > i)
             self.p.cards = [c for c in self.p.cards if c.kind != decl.name]
             if len(self.p.cards) == before:
                 self.err("E211", f"no cards of kind `{decl.name}` to remove", decl.pos)
@@ -651,7 +667,12 @@ class _Checker:
             self.block(s.body, inner)
         elif isinstance(s, n.While):
             self.expect(s.cond, scope, "bool")
-            if s.limit is not None and s.limit <= 0:
+            if s.limit is None:
+                # Every loop is bounded (docs/limits.md): the author says how many times at most,
+                # so a runaway loop stops with a message naming this line, not the step budget.
+                self.err("E308", "a `while` loop needs a bound: `while ... max N:`", s.pos,
+                         "add `max N` before the colon, N being the most times the loop may run")
+            elif s.limit <= 0:
                 self.err("E308", "`max` must be at least 1", s.pos)
             self.block(s.body, scope)
         elif isinstance(s, n.Repeat):
@@ -759,7 +780,8 @@ class _Checker:
             if s.clauses or s.unit:
                 self.err("E301", f"procedure `{s.name}` takes plain arguments: `{s.name} a, b`", s.pos)
             if len(s.args) != len(proc.params):
-                self.err("E300", f"`{s.name}` takes {len(proc.params)} argument(s), not {len(s.args)}", s.pos)
+                self.err("E300", f"`{s.name}` takes {len(proc.params)} argument(s), not {len(s.args)}", s.pos,
+                         f"procedure {_signature(s.name, proc.params)}")
             for a, prm in zip(s.args, proc.params, strict=False):
                 self.expect(a, scope, self.type_of_ref(prm.type))
             self.p.resolved[id(s)] = ("proc", s.name)
@@ -814,6 +836,40 @@ class _Checker:
         for word, prm in by_clause.items():
             if not prm.optional and word not in used:
                 self.err("E301", f"`{s.name}` needs a `{word}` clause ({prm.doc})", s.pos, self.verb_usage(b))
+
+    # ---- card names written as strings
+    def card_names(self) -> set[str]:
+        if self._card_names is None:
+            self._card_names = set()
+            for table in self.p.cards:
+                if "name" in table.columns:
+                    col = table.columns.index("name")
+                    for row in table.rows:
+                        if len(row.values) > col and isinstance(row.values[col], n.Lit):
+                            self._card_names.add(str(row.values[col].value))
+        return self._card_names
+
+    def check_card_name(self, e, removed_ok: bool = False) -> None:
+        """A string that must name a card is checked like any other name: a typo is an error
+        now, with a suggestion, not a lookup that fails (or silently matches nothing) later."""
+        if isinstance(e, n.ListLit):
+            for item in e.items:
+                self.check_card_name(item, removed_ok)
+            return
+        if removed_ok and getattr(e, "value", None) in self._removed_card_names:
+            return
+        if isinstance(e, n.Lit) and isinstance(e.value, str) and e.value not in self.card_names():
+            self.err("E201", f"no card is named {e.value!r}", e.pos, did_you_mean(e.value, self.card_names()))
+
+    def check_card_name_compare(self, e: n.Compare, left_type: str) -> None:
+        """`c.name == "The Scout"`, `c.name in ["A", "B"]`: the string side must be a card's name."""
+        def is_card_name(x) -> bool:
+            return (isinstance(x, n.Attr) and x.name == "name"
+                    and self.p.types.get(id(x.obj), "").startswith("card"))
+        if is_card_name(e.left):
+            self.check_card_name(e.right, removed_ok=True)
+        elif e.op in ("==", "!=") and is_card_name(e.right):
+            self.check_card_name(e.left, removed_ok=True)
 
     def check_side(self, value) -> None:
         if not isinstance(value, n.Name) or self.globals.get(value.id, ("",))[0] != "side":
@@ -908,6 +964,8 @@ class _Checker:
         if isinstance(e, n.Compare):
             a = self.expr(e.left, scope)
             b = self.expr(e.right, scope)
+            if e.op in ("==", "!=", "in", "notin"):
+                self.check_card_name_compare(e, a)
             if e.op in ("in", "notin"):
                 if not (b.startswith("list:") or b in ("zone", "any") or b.startswith("map") or b.startswith("bag:")
                         or b.startswith("enum_list:")):
@@ -1086,7 +1144,8 @@ class _Checker:
             d = self.p.defines[e.func]
             params = d.params or ()
             if len(e.args) != len(params) or e.kwargs:
-                self.err("E300", f"`{e.func}` takes {len(params)} argument(s), not {len(e.args)}", e.pos)
+                self.err("E300", f"`{e.func}` takes {len(params)} argument(s), not {len(e.args)}", e.pos,
+                         f"define {_signature(e.func, params)}")
             for a, prm in zip(e.args, params, strict=False):
                 self.expect(a, scope, self.type_of_ref(prm.type))
             self.p.resolved[id(e)] = ("define", e.func)
@@ -1102,6 +1161,8 @@ class _Checker:
                 self.expr(a, scope)
             return "any"
         self.p.resolved[id(e)] = ("builtin", e.func)
+        if e.func in ("card_named", "cards_named") and e.args:
+            self.check_card_name(e.args[0])
         if e.kwargs:
             self.err("E300", f"`{e.func}` takes no named arguments", e.pos)
         arg_types = []
@@ -1148,6 +1209,13 @@ class _Checker:
             inner = elem_type(arg_types[0])
             return "bag:" + inner[5:] if inner.startswith("enum:") else "bag:any"
         return norm_type(b.returns)
+
+
+def _signature(name: str, params) -> str:
+    """`build(p: player, h: card)`: how a wrong call is shown what it should have been."""
+    def shown(t: n.TypeRef) -> str:
+        return t.name if t.form == "name" else f"{t.form} of {t.name}"
+    return f"{name}({', '.join(f'{prm.name}: {shown(prm.type)}' for prm in params)})"
 
 
 def _walk(e):

@@ -571,3 +571,6 @@ class Module:
 
     path: str
     decls: tuple
+    # Where the file stands in reading order: the line numbers of the `include`/`extends` lines
+    # that led to it, from the entry file down (empty for the entry file itself).
+    reading: tuple = ()

@@ -18,7 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import DedentError, Indenter
 
 from . import nodes as n
-from .diagnostics import Diagnostic, RuleError
+from .diagnostics import Diagnostic, RuleError, did_you_mean
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 # Parsing reads 80 to 200 KB a second (slowest on deeply nested expressions), so a megabyte is
@@ -77,6 +77,14 @@ def _describe(expected) -> str:
     return ", ".join(names)
 
 
+def _keyword_hint(word: str, expected) -> str | None:
+    """A misspelt keyword (`procedur`) reads as a name where a keyword was expected: suggest the
+    keyword from every one the parser would have taken there, not only the few the message lists."""
+    keywords = [e.lower() for e in expected if e.isupper() and e.isalpha() and len(e) > 1]
+    keywords += [e for e in expected if e.isalpha() and e.islower()]
+    return did_you_mean(word, keywords)
+
+
 def _syntax_diagnostic(err: UnexpectedInput, path: str) -> Diagnostic:
     line = getattr(err, "line", 1) or 1
     col = getattr(err, "column", 1) or 1
@@ -95,6 +103,8 @@ def _syntax_diagnostic(err: UnexpectedInput, path: str) -> Diagnostic:
         hint = None
         if tok.type == "_INDENT":
             hint = "this line is indented more than the block it is in"
+        elif tok.type == "NAME":
+            hint = _keyword_hint(str(tok), err.expected)
         return Diagnostic("E102", f"unexpected {what}; expected {_describe(err.expected)}",
                           n.Pos(path, tok.line or line, tok.column or col), hint)
     return Diagnostic("E102", str(err).splitlines()[0], n.Pos(path, line, col))
@@ -152,8 +162,8 @@ class _Build(Transformer_NonRecursive):
     def game_decl(self, meta, s):
         return n.GameDecl(_unquote(s), self._p(meta))
 
-    def players_decl(self, meta, lo, hi):
-        return n.Players(int(lo), int(hi), self._p(meta))
+    def players_decl(self, meta, lo, hi=None):  # `players 2` is `players 2 to 2`
+        return n.Players(int(lo), int(hi if hi is not None else lo), self._p(meta))
 
     def include_decl(self, meta, s):
         return n.Include(_unquote(s), self._p(meta))
@@ -726,6 +736,9 @@ def entry_file(path: str) -> str:
     return str(p)
 
 
+_AFTER_THE_GAME = 10**9  # a reading position later than any line of the game's own files
+
+
 def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Module], dict[str, str]]:
     """Parse a game (folder or file) and, after it, extra files such as house rules.
 
@@ -739,7 +752,7 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
     seen: set[str] = set()
     total = [0]
 
-    def visit(file: str, root: Path, via: n.Pos | None) -> None:
+    def visit(file: str, root: Path, via: n.Pos | None, reading: tuple = ()) -> None:
         real = os.path.realpath(file)
         if real in seen:
             return
@@ -780,9 +793,9 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
                     diags.append(Diagnostic("E104", f"`extends \"{d.path}\"` names neither a game's folder nor "
                                                     "a .rules file", d.pos))
                     continue
-                visit(base, base_root, d.pos)
+                visit(base, base_root, d.pos, reading + (d.pos.line,))
         head = [d for d in module.decls if not isinstance(d, (n.Include, n.Extends))]
-        modules.append(n.Module(file, tuple(head)))
+        modules.append(n.Module(file, tuple(head), reading))
         for d in module.decls:
             if isinstance(d, n.Include):
                 try:
@@ -794,13 +807,13 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
                     diags.append(Diagnostic("E104", f"`{d.path}` is outside the game's folder", d.pos,
                                             "includes must name files inside the folder of the game"))
                     continue
-                visit(str(target), root, d.pos)
+                visit(str(target), root, d.pos, reading + (d.pos.line,))
 
     try:
         entry = entry_file(path)
         visit(entry, Path(entry).parent.resolve(), None)
-        for x in extra or []:
-            visit(x, Path(x).parent.resolve(), None)
+        for i, x in enumerate(extra or []):  # house rules are read after the whole game
+            visit(x, Path(x).parent.resolve(), None, (_AFTER_THE_GAME + i,))
     except (OSError, RuntimeError, ValueError) as e:  # a path the system cannot even look at
         diags.append(Diagnostic("E100", f"cannot read {path}: {e}", n.Pos(str(path), 1, 1)))
     if diags:

@@ -210,7 +210,7 @@ def write_game(tmp_path, body):
 
 
 def test_endless_loop_is_stopped_with_position(tmp_path):
-    path = write_game(tmp_path, "var x: int = 0\nflow:\n    while true:\n        set x += 1\n")
+    path = write_game(tmp_path, "var x: int = 0\nflow:\n    while true max 1000000000:\n        set x += 1\n")
     with pytest.raises(RuleRuntimeError, match="steps without a decision") as err:
         interpreter.load(path).new_game(players=1)
     assert err.value.pos is not None and err.value.pos.line >= 4
@@ -231,7 +231,7 @@ def test_loop_max_is_enforced(tmp_path):
 def test_runtime_error_during_an_action_keeps_the_state(tmp_path):
     path = write_game(tmp_path, (
         "var x: int = 0\nflow:\n    turn first(players):\n        may \"Loop forever?\":\n"
-        "            while true:\n                set x += 1\n"))
+        "            while true max 1000000000:\n                set x += 1\n"))
     s = interpreter.load(path).new_game(players=1)
     before = s.to_json()
     yes = s.legal_actions(0)[0]
