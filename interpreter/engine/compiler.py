@@ -15,7 +15,7 @@ import attrs
 
 from rulelang import nodes as n
 from rulelang import registry
-from rulelang.checker import Program
+from rulelang.checker import Program, elem_type
 from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
 
 from .budget import (
@@ -257,24 +257,32 @@ class _Compiler:
         raise AssertionError(f"cannot compile {type(e).__name__}")
 
     def text(self, e) -> Fn:
-        """An expression shown to people: cards by name, players as 'Player N'."""
+        """An expression shown to people: cards by name, players as 'Player N', lists item by item."""
         f = self.expr(e)
-        t = self.type_of(e)
-        if t == "card":
-            return lambda m, L: m.game.card_names[f(m, L)] if f(m, L) is not None else "none"
-        if t == "player":
-            return lambda m, L: m.game.player_name(f(m, L)) if f(m, L) is not None else "none"
+        show = self.shown_as(self.type_of(e))
         pos = e.pos
 
         def shown(m, L):
             v = f(m, L)
             if isinstance(v, (list, dict)):
                 charge_value(m, v, pos)
-                if t.startswith("list:card") or t == "zone":
-                    return charge_text(m, ", ".join(m.game.card_names[c] for c in v), pos)
-                return charge_text(m, str(v), pos)
-            return str(v)
+                return charge_text(m, show(m, v), pos)
+            return show(m, v)
         return shown
+
+    def shown_as(self, t: str) -> Callable[[Machine, Any], str]:
+        """How a value of checker type `t` reads in a log line or prompt: a list of players reads
+        `Player 1, Player 3`, not `[0, 2]`; `none` reads none."""
+        if t == "card":
+            return lambda m, v: "none" if v is None else m.game.card_names[v]
+        if t == "player":
+            return lambda m, v: "none" if v is None else m.game.player_name(v)
+        if t.startswith("list:") or t == "zone" or t.startswith("enum_list:"):
+            item = self.shown_as(elem_type(t))
+            return lambda m, v: ", ".join(item(m, x) for x in v) if isinstance(v, list) else str(v)
+        if t.startswith("bag:") or t.startswith("map"):
+            return lambda m, v: ", ".join(f"{k}: {x}" for k, x in v.items()) if isinstance(v, dict) else str(v)
+        return lambda m, v: "none" if v is None else ("true" if v is True else "false" if v is False else str(v))
 
     def label_fn(self, t: str) -> Callable[[Machine, Any], str]:
         if t == "card":
@@ -1028,7 +1036,6 @@ class _PickOp(_Op):
         self.chooser = c.chooser(s.by, s.pos)
         self.prompt = c.expr(s.prompt) if s.prompt is not None else _const(f"Choose {s.var}")
         self.label = c.expr(s.label) if s.label is not None else None
-        from rulelang.checker import elem_type
 
         self.default_label = c.label_fn(elem_type(c.type_of(s.source)))
         self.optional = s.optional
