@@ -862,7 +862,7 @@ class _Checker:
             self.err("E201", f"no card is named {e.value!r}", e.pos, did_you_mean(e.value, self.card_names()))
 
     def check_card_name_compare(self, e: n.Compare, left_type: str) -> None:
-        """`c.name == "The Scout"`, `c.name in ["A", "B"]`: the string side must be a card's name."""
+        """`c.name == "Old Mill"`, `c.name in ["A", "B"]`: the string side must be a card's name."""
         def is_card_name(x) -> bool:
             return (isinstance(x, n.Attr) and x.name == "name"
                     and self.p.types.get(id(x.obj), "").startswith("card"))
