@@ -38,7 +38,7 @@ flow:
     turn first(players):
         choose x in range(1, 99999)
         let n = 0
-        while n < 250000:
+        while n < 250000 max 250000:
             set n += 1
         set active_player.points += x
 
