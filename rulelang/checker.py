@@ -66,6 +66,9 @@ class Program:
     requires: list = attrs.Factory(list)
     winners: n.WinnersDecl | None = None
     score_lines: list = attrs.Factory(list)  # (ScoreLine, the block's player name), in order
+    # Display names: declared name (enum, member, kind, zone, token, var; "field:NAME" for a
+    # card attribute) -> the text shown to people. Only names given one are here.
+    display: dict = attrs.Factory(dict)
     choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
     # Filled by the checker for the compiler: id(node) -> type / resolution.
     types: dict = attrs.Factory(dict)
@@ -306,6 +309,15 @@ class _Checker:
         g = self.globals
         for b in registry.NAMES:
             g[b.name] = ("builtin", b)
+        display = self.p.display
+        for name, e in self.enum_decls.items():
+            if e.display:
+                display[name] = e.display
+            display.update({m: d for m, d in zip(e.members, e.member_display, strict=False) if d})
+        for table in (self.p.kinds, self.p.zones, self.p.tokens, self.p.vars):
+            display.update({name: decl.display for name, decl in table.items() if decl.display})
+        for k in self.p.kinds.values():
+            display.update({f"field:{f.name}": f.display for f in k.fields if f.display})
         for name, e in self.enum_decls.items():
             self.p.enums[name] = e.members
             g[name] = ("enum", name)
@@ -380,6 +392,7 @@ class _Checker:
                     self.err("E200", f"field `{f.name}` is declared twice in `{k.name}`", f.pos)
                 names.add(f.name)
                 self.type_of_ref(f.type)
+            self.check_kind_face(k)
         for c in p.cards:
             self.check_cards(c)
         for z in p.zones.values():
@@ -499,13 +512,14 @@ class _Checker:
             return
         fields = {f.name: self.type_of_ref(f.type) for f in kind.fields}
         fields["name"] = "text"
+        fields.setdefault("text", "text")  # the card's rules text, optional
         fields["copies"] = "int"
         if "name" not in c.columns:
             self.err("E307", "a card table needs a `name` column", c.pos)
         for col in c.columns:
             if col not in fields:
                 self.err("E202", f"`{col}` is not a field of `{c.kind}`", c.pos, did_you_mean(col, fields))
-        missing = [f for f in fields if f not in c.columns and f != "copies"]
+        missing = [f for f in fields if f not in c.columns and f not in ("copies", "text")]
         if missing:
             self.err("E307", f"the table of `{c.kind}` has no column for {', '.join(missing)}", c.pos)
         for row in c.rows:
@@ -536,7 +550,21 @@ class _Checker:
             return all(self.is_constant(v) for _, v in e.items)
         if isinstance(e, n.Neg):
             return self.is_constant(e.operand)
+        if isinstance(e, n.Index):  # an item of a const table: `ability_text[promotion]`
+            return self.is_constant(e.obj) and self.is_constant(e.index)
         return False
+
+    def check_kind_face(self, k: n.KindDecl) -> None:
+        """`face:` names attributes of the kind (or its `name` and `text`)."""
+        fields = [f.name for f in k.fields] + ["name", "text"]
+        for name in k.face:
+            if name not in fields:
+                self.err("E202", f"`face` names `{name}`, which is not a field of `{k.name}`",
+                         k.face_pos or k.pos, did_you_mean(name, fields))
+        if k.text is not None:
+            scope = {f.name: self.type_of_ref(f.type) for f in k.fields}
+            scope["name"] = "text"
+            self.expect(k.text, scope, "text")
 
     def check_zone(self, z: n.ZoneDecl) -> None:
         if z.per not in (None, "player"):
@@ -1089,7 +1117,7 @@ class _Checker:
             for k in self.p.kinds.values():
                 for f in k.fields:
                     fields.setdefault(f.name, f.type)
-            if name == "name":
+            if name in ("name", "text"):
                 self.p.resolved[id(e)] = ("field", name)
                 return "text"
             if name in fields:
@@ -1101,7 +1129,7 @@ class _Checker:
             if g[0] == "token":
                 self.p.resolved[id(e)] = ("tokens", name)
                 return "int"
-            cands = list(fields) + ["name"] + [k for k, v in self.globals.items() if v[0] in ("cvar", "token")]
+            cands = list(fields) + ["name", "text"] + [k for k, v in self.globals.items() if v[0] in ("cvar", "token")]
         elif t.startswith("enum:") or t == "holder":
             if g[0] == "token":
                 self.p.resolved[id(e)] = ("tokens", name)

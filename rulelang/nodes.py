@@ -368,6 +368,8 @@ class EnumDecl:
     members: tuple
     member_pos: tuple
     pos: Pos
+    display: str = ""  # the display name shown to people ("" when none is given)
+    member_display: tuple = ()  # one display name per member, "" when none
 
 
 @attrs.frozen
@@ -375,6 +377,7 @@ class Field:
     name: str
     type: TypeRef
     pos: Pos
+    display: str = ""
 
 
 @attrs.frozen
@@ -382,6 +385,10 @@ class KindDecl:
     name: str
     fields: tuple
     pos: Pos
+    display: str = ""
+    face: tuple = ()  # the attributes printed on a card's face, in order
+    face_pos: Pos | None = None
+    text: Expr | None = None  # the rules text of a card, from its own fields (`text:` line)
 
 
 @attrs.frozen
@@ -404,6 +411,7 @@ class ZoneDecl:
     per: str | None
     props: tuple  # of (name, value or None, Pos)
     pos: Pos
+    display: str = ""
 
 
 @attrs.frozen
@@ -411,6 +419,7 @@ class TokenDecl:
     name: str
     props: tuple  # of (name, tuple of values, Pos)
     pos: Pos
+    display: str = ""
 
 
 @attrs.frozen
@@ -420,6 +429,7 @@ class VarDecl:
     type: TypeRef
     init: Expr
     pos: Pos
+    display: str = ""
 
 
 @attrs.frozen

@@ -123,6 +123,11 @@ def _unquote(s: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
+def _display(tok) -> str:
+    """A display name: the quoted text after a declared name, or "" when there is none."""
+    return _unquote(str(tok)) if tok is not None else ""
+
+
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
@@ -185,15 +190,30 @@ class _Build(Transformer_NonRecursive):
     def option_range(self, meta, lo, hi):
         return ("range", (), int(lo), int(hi))
 
-    def enum_decl(self, meta, name, *members):
-        return n.EnumDecl(str(name), tuple(str(m) for m in members),
-                          tuple(_tpos(self.path, m) for m in members), self._p(meta))
+    def enum_decl(self, meta, name, display, *members):
+        return n.EnumDecl(str(name), tuple(str(m) for m, _ in members),
+                          tuple(_tpos(self.path, m) for m, _ in members), self._p(meta),
+                          _display(display), tuple(_display(d) for _, d in members))
 
-    def kind_decl(self, meta, name, *fields):
-        return n.KindDecl(str(name), tuple(fields), self._p(meta))
+    def enum_member(self, meta, name, display):
+        return (name, display)
 
-    def field_decl(self, meta, name, t):
-        return n.Field(str(name), t, self._p(meta))
+    def kind_decl(self, meta, name, display, *items):
+        fields = tuple(i for i in items if isinstance(i, n.Field))
+        faces = [i for i in items if isinstance(i, tuple) and i[0] == "face"]
+        texts = [i[1] for i in items if isinstance(i, tuple) and i[0] == "text"]
+        _, face, face_pos = (faces[-1] if faces else ("face", (), None))
+        return n.KindDecl(str(name), fields, self._p(meta), _display(display), face, face_pos,
+                          texts[-1] if texts else None)
+
+    def kind_text(self, meta, value):
+        return ("text", value)
+
+    def field_decl(self, meta, name, display, t):
+        return n.Field(str(name), t, self._p(meta), _display(display))
+
+    def face_decl(self, meta, *names):
+        return ("face", tuple(str(x) for x in names), self._p(meta))
 
     def type_name(self, meta, name):
         return n.TypeRef("name", str(name), self._p(meta))
@@ -212,8 +232,8 @@ class _Build(Transformer_NonRecursive):
     def card_row(self, meta, *values):
         return n.CardRow(tuple(values), self._p(meta))
 
-    def zone_decl(self, meta, name, per, *props):
-        return n.ZoneDecl(str(name), per, tuple(props), self._p(meta))
+    def zone_decl(self, meta, name, display, per, *props):
+        return n.ZoneDecl(str(name), per, tuple(props), self._p(meta), _display(display))
 
     def per_player(self, meta, name):
         return str(name)
@@ -222,15 +242,15 @@ class _Build(Transformer_NonRecursive):
         v = None if value is None else (int(value) if value.type == "INT" else str(value))
         return (str(name), v, _tpos(self.path, name))
 
-    def token_decl(self, meta, name, *props):
-        return n.TokenDecl(str(name), tuple(props), self._p(meta))
+    def token_decl(self, meta, name, display, *props):
+        return n.TokenDecl(str(name), tuple(props), self._p(meta), _display(display))
 
     def token_prop(self, meta, name, *values):
         vals = tuple(int(v) if v.type == "INT" else str(v) for v in values)
         return (str(name), vals, _tpos(self.path, name))
 
-    def var_decl(self, meta, name, per, t, init):
-        return n.VarDecl(str(name), per, t, init, self._p(meta))
+    def var_decl(self, meta, name, display, per, t, init):
+        return n.VarDecl(str(name), per, t, init, self._p(meta), _display(display))
 
     def const_decl(self, meta, name, value):
         return n.ConstDecl(str(name), value, self._p(meta))

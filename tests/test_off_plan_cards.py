@@ -146,7 +146,7 @@ def test_room_ability_is_optional():
     before = s.clone()
     take(s, "Bedroom")
     assert prompt(s) == "Use the ability of the Room just taken?"
-    assert labels(s) == ["Use the ability of Bedroom: promotion (1 Funds)", "Do not use it"]
+    assert labels(s) == ["Use the ability of Bedroom: Promotion (1 Funds)", "Do not use it"]
     pick(s, "Do not use it")
     assert names(s, "hand#0") == ["Bedroom"] and funds(s, 0) == 1
     assert s.s.zones["room_deck"] == before.s.zones["room_deck"]
@@ -170,7 +170,7 @@ def test_double_bathroom_takes_an_adjacent_room_with_a_bathroom():
     s.set_tokens(f"c{ids[2]}", "funds", 1)
     supply = funds(s, "supply")
     take(s, "En-Suite Bedroom")  # 1 Fund left on the Bathroom to its left
-    assert labels(s) == ["Use the ability of En-Suite Bedroom: double_bathroom (1 Funds)", "Do not use it"]
+    assert labels(s) == ["Use the ability of En-Suite Bedroom: Double Bathroom (1 Funds)", "Do not use it"]
     pick(s, "Use the ability")
     # both neighbours include a bathroom; the Bathroom two places away is not adjacent
     assert labels(s) == ["Bathroom", "Terrace and Bathroom"]
@@ -286,10 +286,10 @@ def test_investment_places_a_fund_from_the_general_supply():
     set_room_market(s, [room(s, "Bedroom", "investment"), "Garage", "Garden", "Terrace"])
     supply = funds(s, "supply")
     take(s, "Bedroom")
-    assert labels(s) == ["Use the ability of Bedroom: investment (0 Funds)", "Do not use it"]
+    assert labels(s) == ["Use the ability of Bedroom: Investment (0 Funds)", "Do not use it"]
     pick(s, "Use the ability")
-    assert labels(s) == list(COLOURS)
-    pick(s, "green")
+    assert labels(s) == [c.capitalize() for c in COLOURS]
+    pick(s, "Green")
     assert [funds(s, c) for c in COLOURS] == [1, 1, 2, 1]
     assert funds(s, "supply") == supply - 1
     assert funds(s, 0) == 0
@@ -303,10 +303,10 @@ def test_corruption_takes_a_neighbourhood_fund_as_black_money():
     set_neighbourhoods(s, red=2, blue=0, green=1, orange=0)
     set_room_market(s, [room(s, "Double Bedroom", "corruption"), "Garage", "Garden", "Terrace"])
     take(s, "Double Bedroom")
-    assert labels(s) == ["Use the ability of Double Bedroom: corruption (0 Funds)", "Do not use it"]
+    assert labels(s) == ["Use the ability of Double Bedroom: Corruption (0 Funds)", "Do not use it"]
     pick(s, "Use the ability")
-    assert labels(s) == ["red", "green"]  # only neighbourhoods with Funds
-    pick(s, "red")
+    assert labels(s) == ["Red", "Green"]  # only neighbourhoods with Funds
+    pick(s, "Red")
     assert (funds(s, 0, "normal"), funds(s, 0, "black")) == (0, 1)
     assert funds(s, "red") == 1
     assert s.score_breakdown(0)["black_money"] == -1
@@ -650,7 +650,7 @@ def test_councillors_friend_plays_room_abilities_for_free():
     set_funds(s, 0, 0)
     set_room_market(s, [room(s, "Bedroom", "promotion"), "Garage", "Garden", "Terrace"])
     take(s, "Bedroom")
-    assert labels(s) == ["Use the ability of Bedroom: promotion (0 Funds)", "Do not use it"]
+    assert labels(s) == ["Use the ability of Bedroom: Promotion (0 Funds)", "Do not use it"]
     pick(s, "Use the ability")
     assert len(s.s.zones["hand#0"]) == 2 and funds(s, 0) == 0
 
@@ -670,7 +670,7 @@ def test_character_saving_costs_one_fund(character, house, hand):
     s = build_position(character, hand, market=market, funds_=2)
     supply = funds(s, "supply")
     seen = build(s, 0, house)
-    assert seen[1] == [f"Save one {attrs_of(s, s.find_cards(character)[0])['power'][5:]} for 1 Funds token"]
+    assert seen[1] == [f"Save one {attrs_of(s, s.find_cards(character)[0])['power'][5:].capitalize()} for 1 Funds token"]
     assert house in names(s, "play_area#0")
     assert names(s, "hand#0") == []
     assert funds(s, 0) == 1 and funds(s, "supply") == supply + 1
@@ -680,7 +680,7 @@ def test_character_saving_is_optional_when_not_needed():
     s = build_position("The Gardener", ["Bedroom", "Garden", "Garden"], funds_=2,
                        market=["Green Cabin", "Red Mansion", "Blue Manor", "Green Estate"])
     seen = build(s, 0, "Green Cabin", choices=["Do not save it"])
-    assert seen[1] == ["Save one garden for 1 Funds token", "Do not save it"]
+    assert seen[1] == ["Save one Garden for 1 Funds token", "Do not save it"]
     assert funds(s, 0) == 2 and names(s, "hand#0") == []
 
 
@@ -702,7 +702,7 @@ def test_banker_gets_one_more_fund_once_per_turn():
     take(s, "Garden")
     assert funds(s, 0) == 2
     pick(s, "Use the ability")
-    pick(s, "red")
+    pick(s, "Red")
     assert (funds(s, 0, "normal"), funds(s, 0, "black")) == (2, 1)
 
 
@@ -742,7 +742,7 @@ def test_launderer_flips_black_money_from_corruption():
     set_room_market(s, [room(s, "Double Bedroom", "corruption"), "Garage", "Garden", "Terrace"])
     take(s, "Double Bedroom")
     pick(s, "Use the ability")
-    pick(s, "red")
+    pick(s, "Red")
     assert (funds(s, 0, "normal"), funds(s, 0, "black")) == (1, 0)
 
 
@@ -769,7 +769,7 @@ def test_local_saves_any_one_equipment_for_orange_houses():
     assert build_offers(s, 0) == ["Orange Flat"]  # not Red Cottage (bedroom, bathroom, garden)
     s = build_position("The Local", hand, market=market)
     seen = build(s, 0, "Orange Flat")
-    assert seen[1] == ["Save a terrace"]
+    assert seen[1] == ["Save a Terrace"]
     assert "Orange Flat" in names(s, "play_area#0")
     assert names(s, "hand#0") == ["Garage"]
     assert funds(s, 0) == 0  # free
@@ -801,8 +801,8 @@ def test_school_invests_two_funds_from_the_supply():
     set_room_market(s, [room(s, "Bedroom", "investment"), "Garage", "Garden", "Terrace"])
     take(s, "Bedroom")
     pick(s, "Use the ability")
-    pick(s, "red")
-    pick(s, "blue")
+    pick(s, "Red")
+    pick(s, "Blue")
     assert [funds(s, c) for c in COLOURS] == [2, 2, 1, 1]
     assert funds(s, 0) == 0
 
@@ -825,9 +825,9 @@ def test_park_takes_two_funds_from_the_neighbourhoods():
     set_room_market(s, [room(s, "Double Bedroom", "corruption"), "Garage", "Garden", "Terrace"])
     take(s, "Double Bedroom")
     pick(s, "Use the ability")
-    pick(s, "red")
-    assert labels(s) == ["blue", "green", "orange"]  # red is now empty
-    pick(s, "green")
+    pick(s, "Red")
+    assert labels(s) == ["Blue", "Green", "Orange"]  # red is now empty
+    pick(s, "Green")
     assert [funds(s, c) for c in COLOURS] == [0, 1, 0, 1]
     assert funds(s, 0, "black") == 2
 
@@ -850,15 +850,15 @@ def test_public_building_saves_one_of_its_equipment_types():
     s = build_position(None, ["Bedroom", "Garden"], built=["Park"],
                        market=["Green Cabin", "Red Mansion", "Blue Manor", "Green Estate"])
     seen = build(s, 0, "Green Cabin")
-    assert seen[1] == ["Park: save a garden"]  # needed, so not optional
+    assert seen[1] == ["Park: save a Garden"]  # needed, so not optional
     assert "Green Cabin" in names(s, "play_area#0") and names(s, "hand#0") == []
 
 
 def test_public_building_saving_is_optional_when_not_needed():
     s = build_position(None, ["Bedroom", "Garden", "Garden"], built=["Park"],
                        market=["Green Cabin", "Red Mansion", "Blue Manor", "Green Estate"])
-    seen = build(s, 0, "Green Cabin", choices=["Park: save a garden"])
-    assert seen[1] == ["Park: save a garden", "Skip"]
+    seen = build(s, 0, "Green Cabin", choices=["Park: save a Garden"])
+    assert seen[1] == ["Park: save a Garden", "Skip"]
     assert names(s, "hand#0") == ["Garden"]  # one garden saved, one kept
 
 
@@ -968,7 +968,7 @@ def test_bargains_houses_cost_one_equipment_less():
     pick(s, "Neither")
     assert labels(s) == ["Build Red Cottage", "Skip"]
     pick(s, "Build Red Cottage")
-    assert labels(s) == ["Save a garden"]
+    assert labels(s) == ["Save a Garden"]
     decline_until(s, lambda st: st.decision.players != (1,))
     assert names(s, "play_area#1") == ["Red Cottage"]
     assert names(s, "hand#1") == []

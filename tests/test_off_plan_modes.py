@@ -357,7 +357,7 @@ def test_outlet_central_card_ability_one_fund_on_the_first_room_market_card():
     pick(s, "Buy the central card, Terrace (2 Funds)")
     assert card_funds(s, market[0]) == 1 and card_funds(s, market[-1]) == 0
     assert funds(s, 0) == 3
-    assert labels(s) == ["Use the ability of Terrace: promotion (1 Funds)", "Do not use it"]
+    assert labels(s) == ["Use the ability of Terrace: Promotion (1 Funds)", "Do not use it"]
     before = len(s.s.zones["hand#0"])
     pick(s, "Use the ability of Terrace")
     assert central in s.s.zones["hand#0"] and len(s.s.zones["hand#0"]) == before + 1
@@ -375,10 +375,10 @@ def test_outlet_right_card_ability_one_fund_on_the_urban_investment_card():
     s.run_procedure("buy_from_outlet", 0, active=0)
     pick(s, "Buy the right card, Terrace (3 Funds)")
     assert prompt(s) == "Place the Funds token on which neighbourhood?"
-    pick(s, "Place it on green")
+    pick(s, "Place it on Green")
     assert funds(s, "green") == 2
     assert funds(s, 0) == 2 and funds(s, "supply") == supply + 2
-    assert "Use the ability of Terrace: promotion (1 Funds)" in labels(s)
+    assert "Use the ability of Terrace: Promotion (1 Funds)" in labels(s)
     pick(s, "Do not use it")
     assert right in s.s.zones["hand#0"]
 
@@ -410,7 +410,7 @@ def test_outlet_is_an_alternative_to_investing():
     assert labels(s) == ["Invest 1 Funds token in a neighbourhood", "Buy a card from the Outlet", "Neither"]
     pick(s, "Invest 1 Funds token in a neighbourhood")
     before = funds(s, "red")
-    pick(s, "Invest in red")
+    pick(s, "Invest in Red")
     assert funds(s, "red") == before + 1 and s.is_over  # nothing bought as well
 
 

@@ -407,7 +407,7 @@ def test_one_card_per_turn_then_build_then_invest():
     pick(s, "Take Garage")
     pick(s, "Do not use it")
     assert prompt(s) == "Invest 1 Funds token in a neighbourhood?"
-    pick(s, "Invest in red")
+    pick(s, "Invest in Red")
     assert funds(s, "red") == red + 1 and funds(s, 0) == 2
     assert s.decision.players == (1,)
     assert names(s, "hand#0") == ["Garage"]

@@ -739,9 +739,9 @@ def test_hype_adds_two_generic_coins_where_the_player_has_an_agent():
     run(s, "perform", 0, "hype")
     assert labels(s) == ["Merchant 5", "Skip"]
     pick(s, "Merchant 5")
-    assert labels(s) == ["price", "quality", "appeal", "ingenuity", "Skip"]
-    pick(s, "appeal")
-    pick(s, "price")
+    assert labels(s) == ["Price", "Quality", "Appeal", "Ingenuity", "Skip"]
+    pick(s, "Appeal")
+    pick(s, "Price")
     assert coins_on(s, 5) == ["Generic Appeal Demand", "Generic Price Demand"]
     assert len(s.s.zones["generic_coins"]) == 26
 
@@ -755,7 +755,7 @@ def test_hype_when_generic_coins_run_out():
             run(s, "place_coin", c, merchant(s, 8))
     run(s, "perform", 0, "hype")
     pick(s, "Merchant 5")
-    pick(s, "ingenuity")
+    pick(s, "Ingenuity")
     assert s.is_over and coins_on(s, 5) == ["Generic Ingenuity Demand"]
 
 
@@ -1151,8 +1151,8 @@ def check_finished(s: State, players: int) -> None:
     assert s.is_over
     assert var(s, "month") == 12 and s.s.round == 12
     texts = [e.text for e in s.log]
-    assert [t for t in texts if t.startswith("End of ")] == ["End of winter", "End of spring",
-                                                             "End of summer", "End of fall"]
+    assert [t for t in texts if t.startswith("End of ")] == ["End of Winter", "End of Spring",
+                                                             "End of Summer", "End of Fall"]
     assert all(s.s.zones[f"play_area#{p}"] == [] for p in range(players))
     assert len(s.scores()) == players and s.winners()
 

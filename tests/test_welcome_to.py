@@ -356,8 +356,8 @@ def test_refusal_when_no_number_fits(game):
     place_offer(s, [("2 Surveyor", "3 Temp Agency"), ("5 Surveyor", "1 Landscaper"), ("8 Surveyor", "4 Bis")])
     s.set_var("refusals", 0, player=0)
     s.run_procedure("play_turn", 0, active=0)
-    assert labels(s) == ["2 with temp_agency"]
-    pick(s, "2 with temp_agency")
+    assert labels(s) == ["2 with Temp Agency"]
+    pick(s, "2 with Temp Agency")
     assert labels(s) == ["hire a temp and write 0"]
 
 
@@ -401,7 +401,7 @@ def test_full_sheet_ends_the_game(game):
     s.set_var("houses", full, player=0)
     place_offer(s, [("2 Surveyor", "3 Temp Agency"), ("5 Surveyor", "1 Landscaper"), ("8 Surveyor", "4 Bis")])
     s.run_procedure("play_turn", 0, active=0)
-    pick(s, "2 with temp_agency")
+    pick(s, "2 with Temp Agency")
     pick(s, "hire a temp and write 0")
     pick(s, "top street")
     pick(s, "house 1")

@@ -195,6 +195,18 @@ class Game:
     def card_name(self, card: int) -> str:
         return self.compiled.card_names[card]
 
+    def card_face(self, card: int) -> str:
+        """The card's face line: its name and the attributes its kind's `face:` names."""
+        return self.compiled.card_faces[card]
+
+    def card_text(self, card: int) -> str:
+        """The card's rules text (its `text` column), or "" when it has none."""
+        return str(self.compiled.card_attrs[card].get("text") or "")
+
+    def display_name(self, name: str) -> str:
+        """How a declared name (enum member, zone, var, token, kind) is shown to people."""
+        return self.compiled.display_name(name)
+
     def refusals(self, players: int | None = None) -> list[str]:
         """The messages of the game's `require` lines that these options (and players) break.
 

@@ -110,9 +110,39 @@ class CompiledGame:
     scenarios: list = attrs.Factory(list)
     requires: list = attrs.Factory(list)  # (message, condition on options and player_count)
     winners: Any = None  # the game's own `winners:` rule, or None for the highest score
+    display: dict = attrs.Factory(dict)  # declared name -> display name (see Program.display)
+    card_faces: list = attrs.Factory(list)  # per card: its face line, drawn from `face:`
+    var_types: dict = attrs.Factory(dict)  # var name -> checker type ("int", "player", "enum:color")
+    member_enum: dict = attrs.Factory(dict)  # enum member -> its enum
+    layout: Any = None  # the game's `table:` section, compiled (interpreter.engine.table), or None
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
+
+    def display_name(self, name: str) -> str:
+        """How a declared name (enum member, zone, var, token, kind) is shown to people."""
+        return self.display.get(name) or name.replace("_", " ")
+
+    def show(self, value: Any, t: str = "any") -> str:
+        """A value as people read it: players by seat name, cards by name, enum members by
+        their display names, bags as "Bedroom x2, Bathroom", yes/no."""
+        if value is None:
+            return "-"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if t == "player" and isinstance(value, int):
+            return self.player_name(value)
+        if t == "card" and isinstance(value, int) and 0 <= value < len(self.card_names):
+            return self.card_names[value]
+        if isinstance(value, str):
+            return self.display_name(value) if value in self.member_enum else value
+        if isinstance(value, dict):
+            parts = [f"{self.show(k)} x{v}" if v != 1 else self.show(k) for k, v in value.items() if v]
+            return ", ".join(parts)
+        if isinstance(value, list):
+            inner = t[5:] if t.startswith("list:") else "any"
+            return ", ".join(self.show(v, inner) for v in value)
+        return str(value)
 
 
 class _Op:
@@ -280,8 +310,12 @@ class _Compiler:
         if t.startswith("list:") or t == "zone" or t.startswith("enum_list:"):
             item = self.shown_as(elem_type(t))
             return lambda m, v: ", ".join(item(m, x) for x in v) if isinstance(v, list) else str(v)
+        if t.startswith("enum:") and any(x in self.p.display for x in self.p.enums.get(t[5:], ())):
+            display = self.p.display  # display names, where the rule file gives them
+            return lambda m, v: "none" if v is None else display.get(v) or str(v)
         if t.startswith("bag:") or t.startswith("map"):
-            return lambda m, v: ", ".join(f"{k}: {x}" for k, x in v.items()) if isinstance(v, dict) else str(v)
+            key = self.p.display.get
+            return lambda m, v: ", ".join(f"{key(k) or k}: {x}" for k, x in v.items()) if isinstance(v, dict) else str(v)
         return lambda m, v: "none" if v is None else ("true" if v is True else "false" if v is False else str(v))
 
     def label_fn(self, t: str) -> Callable[[Machine, Any], str]:
@@ -289,6 +323,9 @@ class _Compiler:
             return lambda m, v: m.game.card_names[v]
         if t == "player":
             return lambda m, v: m.game.player_name(v)
+        if t.startswith("enum:") and any(m in self.p.display for m in self.p.enums.get(t[5:], ())):
+            display = self.p.display
+            return lambda m, v: display.get(v) or str(v)
         return lambda m, v: str(v)
 
     def name(self, e: n.Name) -> Fn:
@@ -359,6 +396,16 @@ class _Compiler:
         raise RuleError([Diagnostic("E304", f"{what} must be known when the game is loaded: {message}", pos,
                                     "a value that depends on the game belongs in `setup:` or a `define`")])
 
+    def static_with(self, f: Fn, names: dict, pos, what: str) -> Any:
+        """A compiled expression worked out at load time with some names given (a card's fields)."""
+        try:
+            return f(_Static(self.budget), names)
+        except RuleRuntimeError as err:
+            message, where = err.bare_message, err.pos or pos
+        except (AttributeError, ArithmeticError, LookupError, TypeError, ValueError) as err:
+            message, where = f"it cannot be worked out ({python_error(err)})", pos
+        raise RuleError([Diagnostic("E304", f"{what} must be known when the game is loaded: {message}", where)])
+
     def holder(self, e) -> Fn:
         """An expression as a token holder key: supply, pN, cN or m:member."""
         f = self.expr(e)
@@ -418,7 +465,7 @@ class _Compiler:
                     raise RuleRuntimeError(f"`.{name}` of none", pos)
                 if name == "name":
                     return m.game.card_names[c]
-                return m.game.card_attrs[c].get(name)
+                return m.game.card_attrs[c].get(name, "" if name == "text" else None)
             return field
         if cat == "cvar":
             obj = self.expr(e.obj)
@@ -1178,9 +1225,13 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     # Cards: ids in table order, copies expanded.
     names, kinds, attrs_list = [], [], []
     by_kind: dict[str, list[int]] = {}
+    kind_texts = {k.name: c.expr(k.text) for k in p.kinds.values() if k.text is not None}
     for table in p.cards:
         for row in table.rows:
             values = {col: c.static(v, f"`{col}`") for col, v in zip(table.columns, row.values, strict=False)}
+            if "text" not in values and table.kind in kind_texts:
+                values["text"] = c.static_with(kind_texts[table.kind], dict(values), row.pos,
+                                               f"the text of `{values.get('name', table.kind)}`")
             copies = values.pop("copies", 1)
             if not isinstance(copies, int) or copies < 0 or copies > MAX_CARDS:
                 raise RuleError([Diagnostic("E308", f"copies must be a number from 0 to {MAX_CARDS}, not {copies!r}",
@@ -1232,7 +1283,11 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     # Compile every define body now, so no compiling happens during play.
     for name in p.defines:
         c.define_call(name, [], p.defines[name].pos)
+    member_enum = dict(p.member_enum)
+    faces = [_face_line(p, kinds[i], names[i], attrs_list[i]) for i in range(len(names))]
+    var_types = {v.name: _ref_type(p, v.type) for v in p.vars.values()}
     return CompiledGame(
+        display=dict(p.display), card_faces=faces, var_types=var_types, member_enum=member_enum,
         title=p.title, min_players=p.min_players, max_players=p.max_players, option_values=dict(options),
         card_names=names, card_kinds=kinds, card_attrs=attrs_list,
         cards_of_kind={k: tuple(v) for k, v in by_kind.items()}, zone_decls=zone_decls, zone_slots=slots,
@@ -1242,6 +1297,49 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
         scenarios=scenarios, requires=requires, winners=winners,
     )
+
+
+def _ref_type(p: Program, t: n.TypeRef) -> str:
+    """A declared type as the checker writes it, from the program alone."""
+    if t.form == "bag":
+        return f"bag:{t.name}"
+    inner = f"enum:{t.name}" if t.name in p.enums else "card" if t.name in p.kinds else t.name
+    return f"list:{inner}" if t.form == "list" else inner
+
+
+def _face_line(p: Program, kind: str, name: str, values: dict) -> str:
+    """A card's face: its name, then the attributes its kind's `face:` names, as people read
+    them ("Orange Family Home - profit 6 - needs Bedroom x2, Garage")."""
+    decl = p.kinds.get(kind)
+    parts = [name]
+    fields = {f.name: f for f in decl.fields} if decl else {}
+    for attr in decl.face if decl else ():
+        if attr == "name":
+            continue
+        value = values.get(attr)
+        field = fields.get(attr)
+        t = _ref_type(p, field.type) if field else "text"
+        label = (field.display if field and field.display else attr.replace("_", " "))
+        if value is None or value == [] or value == {} or value is False or value == "":
+            continue
+        if isinstance(value, str) and value in p.member_enum:
+            parts.append(p.display.get(value) or value.replace("_", " "))
+        elif value is True:
+            parts.append(label)
+        elif isinstance(value, dict):
+            shown = [(p.display.get(k) or k.replace("_", " ")) + (f" x{v}" if v != 1 else "")
+                     for k, v in value.items() if v]
+            if shown:
+                parts.append(f"{label} {', '.join(shown)}")
+        elif isinstance(value, list):
+            shown = [p.display.get(v) or v.replace("_", " ") if isinstance(v, str) and v in p.member_enum
+                     else str(v) for v in value]
+            parts.append(f"{label} {', '.join(shown)}")
+        elif t == "text" and attr == "text":
+            continue  # the rules text is shown apart, not on the face line
+        else:
+            parts.append(f"{label} {value}")
+    return " - ".join(parts)
 
 
 @attrs.frozen
