@@ -550,7 +550,7 @@ class _Checker:
             return all(self.is_constant(v) for _, v in e.items)
         if isinstance(e, n.Neg):
             return self.is_constant(e.operand)
-        if isinstance(e, n.Index):  # an item of a const table: `ability_text[promotion]`
+        if isinstance(e, n.Index):  # an item of a const table: `ability_text[ability]`
             return self.is_constant(e.obj) and self.is_constant(e.index)
         return False
 

@@ -125,7 +125,7 @@ class CompiledGame:
 
     def show(self, value: Any, t: str = "any") -> str:
         """A value as people read it: players by seat name, cards by name, enum members by
-        their display names, bags as "Bedroom x2, Bathroom", yes/no."""
+        their display names, bags as "Grain x2, Stone", yes/no."""
         if value is None:
             return "-"
         if isinstance(value, bool):
@@ -1309,7 +1309,7 @@ def _ref_type(p: Program, t: n.TypeRef) -> str:
 
 def _face_line(p: Program, kind: str, name: str, values: dict) -> str:
     """A card's face: its name, then the attributes its kind's `face:` names, as people read
-    them ("Orange Family Home - profit 6 - needs Bedroom x2, Garage")."""
+    them ("Old Mill - profit 6 - needs Grain x2, Stone")."""
     decl = p.kinds.get(kind)
     parts = [name]
     fields = {f.name: f for f in decl.fields} if decl else {}
