@@ -137,6 +137,7 @@ class _Checker:
         self._depth = 0  # expressions being checked inside each other
         self._too_deep = False
         self._card_names: set[str] | None = None
+        self._proc: n.ProcDecl | None = None  # the procedure whose body is being checked
         # Cards a house rule removed: comparing a name with one of them is fine (it matches nothing
         # now, as the house rule intends); asking for one with `card_named` is not.
         self._removed_card_names: set[str] = set()
@@ -415,7 +416,9 @@ class _Checker:
                 self.type_of_ref(prm.type)
         for proc in p.procs.values():
             scope = {prm.name: self.type_of_ref(prm.type) for prm in proc.params}
+            self._proc = proc
             self.block(proc.body, scope)
+            self._proc = None
         if p.setup:
             self.block(p.setup.body, {})
         if p.flow:
@@ -660,6 +663,8 @@ class _Checker:
             self.check_verb(s, scope)
         elif isinstance(s, (n.Pass, n.EndGame, n.Fail)):
             pass
+        elif isinstance(s, n.Return):
+            self.check_return(s, scope)
         elif isinstance(s, n.Log):
             self.expr(s.text, scope)
         elif isinstance(s, n.Emit):
@@ -710,7 +715,9 @@ class _Checker:
             t = self.expect(s.source, scope, "list:player")
             inner = dict(scope)
             inner[s.var] = elem_type(t) if t != "any" else "player"
+            outer, self._proc = self._proc, None  # each player's part is not the procedure's body
             self.block(s.body, inner)
+            self._proc = outer
         elif isinstance(s, n.Turn):
             self.expect(s.player, scope, "player")
             self.block(s.body, scope)
@@ -737,16 +744,16 @@ class _Checker:
                 self.expr(s.prompt, scope)
             for o in s.options:
                 self.p.nodes_kept.append(o)
-                self.expr(o.label, scope)
-                if o.when is not None:
-                    self.expect(o.when, scope, "bool")
-                if o.cost is not None:
-                    self.expect(o.cost[0], scope, "int")
-                    if o.cost[1] not in self.p.tokens:
-                        self.err("E208", f"unknown token `{o.cost[1]}`", o.pos, did_you_mean(o.cost[1], self.p.tokens))
-                if o.once is not None and o.once not in registry.ONCE_PER:
-                    self.err("E209", f"`once per {o.once}`: once per turn, round or game", o.pos)
-                self.block(o.body, scope)
+                if o.each is not None:
+                    o_scope = dict(scope)
+                    t = self.expr(o.each[1], scope)
+                    if not (t.startswith("list:") or t == "zone" or t.startswith("enum_list:") or t == "any"):
+                        self.err("E302", f"options are made `for` each item of a list or a zone; this is a {t}",
+                                 o.each[1].pos)
+                    o_scope[o.each[0]] = elem_type(t)
+                    self.menu_option(o, o_scope)
+                else:
+                    self.menu_option(o, scope)
         elif isinstance(s, n.May):
             if s.by is not None:
                 self.expect(s.by, scope, "player")
@@ -754,6 +761,18 @@ class _Checker:
             self.block(s.body, scope)
         else:  # pragma: no cover - the parser makes no other statements
             self.err("E306", f"unexpected statement {type(s).__name__}", s.pos)
+
+    def menu_option(self, o: n.MenuOption, scope: dict) -> None:
+        self.expr(o.label, scope)
+        if o.when is not None:
+            self.expect(o.when, scope, "bool")
+        if o.cost is not None:
+            self.expect(o.cost[0], scope, "int")
+            if o.cost[1] not in self.p.tokens:
+                self.err("E208", f"unknown token `{o.cost[1]}`", o.pos, did_you_mean(o.cost[1], self.p.tokens))
+        if o.once is not None and o.once not in registry.ONCE_PER:
+            self.err("E209", f"`once per {o.once}`: once per turn, round or game", o.pos)
+        self.block(o.body, scope)
 
     def check_set(self, s: n.Set, scope: dict, check_value: bool = True) -> str | None:
         t = s.target
@@ -802,10 +821,39 @@ class _Checker:
             self.err("E302", f"the target is a {want}; the value is a {got}", s.value.pos)
         return want
 
+    def check_return(self, s: n.Return, scope: dict) -> None:
+        proc = self._proc
+        if proc is None:
+            self.err("E306", "`return` belongs in a procedure's own body (not in setup, flow, a trigger "
+                             "or a player's part of `simultaneously`)", s.pos)
+            if s.value is not None:
+                self.expr(s.value, scope)
+            return
+        if proc.returns is None:
+            if s.value is not None:
+                self.err("E302", f"procedure `{proc.name}` gives back no value", s.value.pos,
+                         f"declare it `procedure {proc.name}(...) returns TYPE:`")
+                self.expr(s.value, scope)
+            return
+        if s.value is not None:
+            self.expect(s.value, scope, self.type_of_ref(proc.returns))
+
     def check_verb(self, s: n.Verb, scope: dict) -> None:
         if s.name in self.p.procs:
             proc = self.p.procs[s.name]
-            if s.clauses or s.unit:
+            clauses = list(s.clauses)
+            if clauses and clauses[-1][0] == "as" and proc.returns is not None:
+                word, value = clauses.pop()
+                if isinstance(value, n.Name):
+                    scope[value.id] = self.type_of_ref(proc.returns)
+                    self.p.resolved[id(value)] = ("bind", value.id)
+                else:
+                    self.err("E302", "`as` needs a plain name", value.pos)
+            elif clauses and clauses[-1][0] == "as":
+                self.err("E301", f"procedure `{s.name}` gives back no value to name with `as`", clauses[-1][1].pos,
+                         f"declare it `procedure {s.name}(...) returns TYPE:` and end it with `return`")
+                clauses.pop()
+            if clauses or s.unit:
                 self.err("E301", f"procedure `{s.name}` takes plain arguments: `{s.name} a, b`", s.pos)
             if len(s.args) != len(proc.params):
                 self.err("E300", f"`{s.name}` takes {len(proc.params)} argument(s), not {len(s.args)}", s.pos,

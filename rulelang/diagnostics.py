@@ -45,7 +45,7 @@ CODES: dict[str, str] = {
     # Warnings from `rulelang validate` (rulelang/lint.py): the rules load, but part of them
     # can never matter. They do not stop a game from loading.
     "W100": "warning: a procedure is never called from setup, flow, a trigger or a procedure they run",
-    "W101": "warning: statements after `end game` or `fail` in the same block can never run",
+    "W101": "warning: statements after `end game`, `fail` or `return` in the same block can never run",
     "W102": "warning: a kind has no cards",
     "W103": "warning: a zone is never named after its declaration",
     "W104": "warning: a token never moves (no `gain`, `pay` or `cost` names it)",

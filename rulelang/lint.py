@@ -6,7 +6,7 @@ about:
 
 - W100 a procedure nothing reachable calls (setup, flow, triggers of raised events, and the
   procedures those call, transitively);
-- W101 statements after `end game` or `fail` in the same block;
+- W101 statements after `end game`, `fail` or `return` in the same block;
 - W102 a kind with no cards; W103 a zone never named after its declaration; W104 a token
   that no effect or cost ever moves; W105 a var that is set but never read;
 - W106 a trigger on an event nothing raises; W107 a modifier never started; W108 a modifier
@@ -147,12 +147,12 @@ def reachable(p: Program) -> tuple[set[str], set[int]]:
 
 
 def _after_end(body, out: list) -> None:
-    """Statements after `end game` or `fail` in the same block (the first one of each run)."""
+    """Statements after `end game`, `fail` or `return` in the same block (the first one of each run)."""
     if not isinstance(body, tuple):
         return
     for i, s in enumerate(body):
-        if isinstance(s, (n.EndGame, n.Fail)) and i + 1 < len(body):
-            what = "`end game`" if isinstance(s, n.EndGame) else "`fail`"
+        if isinstance(s, (n.EndGame, n.Fail, n.Return)) and i + 1 < len(body):
+            what = {n.EndGame: "`end game`", n.Fail: "`fail`", n.Return: "`return`"}[type(s)]
             out.append((body[i + 1], what, s.pos, len(body) - i - 1))
             break
     for s in body:

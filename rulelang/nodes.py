@@ -211,6 +211,7 @@ class Start:
     next: bool
     unit: str
     pos: Pos
+    edge: str = "end"  # until the end of ... or until the start of ...
 
 
 @attrs.frozen
@@ -279,6 +280,14 @@ class Pick:
 
 
 @attrs.frozen
+class Return:
+    """`return value`: end the procedure, giving `value` to the caller's `as` name."""
+
+    value: Expr | None
+    pos: Pos
+
+
+@attrs.frozen
 class MenuOption:
     label: Expr
     when: Expr | None
@@ -286,6 +295,7 @@ class MenuOption:
     once: str | None
     body: tuple
     pos: Pos
+    each: tuple | None = None  # (name, list Expr): one option per item of the list, as `name`
 
 
 @attrs.frozen
@@ -467,6 +477,7 @@ class ProcDecl:
     params: tuple
     body: tuple
     pos: Pos
+    returns: TypeRef | None = None  # `returns colour`: the procedure gives a value back
 
 
 @attrs.frozen

@@ -270,8 +270,8 @@ class _Build(Transformer_NonRecursive):
     def modifier_decl(self, meta, name, doc):
         return n.ModifierDecl(str(name), _unquote(doc) if doc else "", self._p(meta))
 
-    def proc_decl(self, meta, name, params, body):
-        return n.ProcDecl(str(name), params, body, self._p(meta))
+    def proc_decl(self, meta, name, params, returns, body):
+        return n.ProcDecl(str(name), params, body, self._p(meta), returns)
 
     def setup_decl(self, meta, body):
         return n.SetupDecl(body, self._p(meta))
@@ -367,6 +367,9 @@ class _Build(Transformer_NonRecursive):
     def pass_stmt(self, meta):
         return n.Pass(self._p(meta))
 
+    def return_stmt(self, meta, value=None):
+        return n.Return(value, self._p(meta))
+
     def end_stmt(self, meta):
         return n.EndGame(self._p(meta))
 
@@ -379,8 +382,8 @@ class _Build(Transformer_NonRecursive):
     def emit_stmt(self, meta, name, *args):
         return n.Emit(str(name), tuple(a for a in args if a is not None), self._p(meta))
 
-    def start_stmt(self, meta, name, player, nxt, unit):
-        return n.Start(str(name), player, nxt is not None, str(unit), self._p(meta))
+    def start_stmt(self, meta, name, player, edge, nxt, unit):
+        return n.Start(str(name), player, nxt is not None, str(unit), self._p(meta), str(edge))
 
     def verb_stmt(self, meta, name, *rest):
         args = tuple(x for x in rest if x is not None and not isinstance(x, tuple))
@@ -442,7 +445,8 @@ class _Build(Transformer_NonRecursive):
 
     def menu_stmt(self, meta, *rest):
         opts = [x for x in rest if isinstance(x, tuple)]
-        options = tuple(x for x in rest if isinstance(x, n.MenuOption))
+        options = tuple(o for x in rest for o in (x if isinstance(x, list) else [x])
+                        if isinstance(o, n.MenuOption))
         by, prompt, _ = self._opts(opts)
         return n.Menu(by, prompt, options, self._p(meta))
 
@@ -451,6 +455,9 @@ class _Build(Transformer_NonRecursive):
         given = dict(mods)  # each option_mod is a (kind, value) pair
         return n.MenuOption(self._string(label), given.get("when"), given.get("cost"), given.get("once"),
                             body, self._p(meta))
+
+    def menu_for(self, meta, name, source, *options):
+        return [attrs.evolve(o, each=(str(name), source)) for o in options]
 
     def option_when(self, meta, e):
         return ("when", e)

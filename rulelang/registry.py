@@ -184,6 +184,9 @@ FUNCTIONS: tuple[Builtin, ...] = (
               P("side", "side", "count only this side", optional=True)),
     _function("top_scorers", "players",
               "The players with the highest score, ties broken by the tiebreak lines (the usual winners)."),
+    _function("lowest_scorers", "players",
+              "The players with the lowest score, ties broken by the tiebreak lines (higher wins the tie): "
+              "`winners: lowest_scorers()` for a game where the lowest score wins."),
     _function("score_of", "int", "A player's score now: the sum of the game's score lines.",
               P("player", "player", "a player")),
     _function("score_part", "int", "One score line of a player, by its label.",

@@ -152,3 +152,24 @@ def test_a_list_in_a_text_template_reads_by_names(tmp_path):
     state = interpreter.load(str(tmp_path)).new_game(players=3)
     texts = [e.text for e in state.log]
     assert "owners Player 1, Player 3; pile The Scout, Old Mill; none Player 1, none; flags true, false" in texts
+
+
+@pytest.mark.parametrize("snippet, first_line", [
+    ("flow:\n    return 1\n",
+     "E306 `return` belongs in a procedure's own body (not in setup, flow, a trigger or a player's part of "
+     "`simultaneously`)"),
+    ("procedure f(p: player):\n    return 1\nflow:\n    pass\n", "E302 procedure `f` gives back no value"),
+    ("procedure f(p: player) returns int:\n    return first(players)\nflow:\n    pass\n", "E302 expected a int, got a player"),
+    ("flow:\n    give first(players) as n\n", "E301 procedure `give` gives back no value to name with `as`"),
+    ("flow:\n    choose:\n        for c in 3:\n            option \"{c}\":\n                pass\n",
+     "E302 options are made `for` each item of a list or a zone; this is a int"),
+])
+def test_returning_a_value_and_menus_from_lists_are_checked(snippet, first_line):
+    out = diagnostics_of(snippet)
+    assert out.splitlines()[0].split(": ", 1)[1] == first_line, out
+
+
+def test_a_returned_value_has_the_procedure_s_type():
+    text = PRELUDE + ("procedure best(p: player) returns card:\n    return first(pile)\n"
+                      "flow:\n    best first(players) as c\n    log \"{c.power}\"\n")
+    check([parse_text(text, "case.rules")])

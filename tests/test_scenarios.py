@@ -5,7 +5,8 @@ from conftest import FIXTURES, ROOT
 
 from interpreter.tools.scenario import format_report, run_file, scenario_files
 
-ALL = scenario_files([str(ROOT / "games"), str(ROOT / "examples"), str(FIXTURES / "scenarios")])
+ALL = scenario_files([str(ROOT / "games"), str(ROOT / "examples"), str(FIXTURES / "scenarios"),
+                       str(FIXTURES / "second_edition")])
 CASES = [(f, r) for f in ALL for r in run_file(f)]
 
 

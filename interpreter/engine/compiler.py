@@ -39,6 +39,9 @@ from .state import Branch, Frame, Pending
 Fn = Callable[[Machine, dict], Any]
 MAX_CARDS = 10_000  # components in one game, copies counted
 
+# The local holding the caller's `as` name in a procedure's frame (not a name a rule can spell).
+RETURN_TO = "$return_to"
+
 
 class _Static:
     """What constants are evaluated with at load time: the load's budget and no game state, so a
@@ -631,6 +634,8 @@ class _Compiler:
             ops.append(_wrap(self.verb_op(s), pos))
         elif isinstance(s, n.Pass):
             ops.append(_wrap(_advance, pos))
+        elif isinstance(s, n.Return):
+            ops.append(_wrap(self.return_op(s), pos))
         elif isinstance(s, n.EndGame):
             def end_game(m, fr):
                 m.log("event", None, "the game ends")
@@ -661,6 +666,8 @@ class _Compiler:
         elif isinstance(s, n.Start):
             player = self.expr(s.player) if s.player is not None else None
             name, unit, count = s.modifier, s.unit, 2 if s.next else 1
+            if s.edge == "start":  # the next start of a turn (of that player) or round is always ahead
+                unit, count = f"{s.unit}_start", 1
 
             def start(m, fr):
                 m.start_lasting(name, player(m, fr.locals) if player else None, unit, count)
@@ -785,6 +792,17 @@ class _Compiler:
             m.s.vars[f"{name}@{card}"] = v
         return (lambda m, L: m.s.vars.get(f"{name}@{obj(m, L)}", init)), put_cvar
 
+    def return_op(self, s: n.Return):
+        value = self.expr(s.value) if s.value is not None else _const(None)
+
+        def give_back(m, fr):
+            v = value(m, fr.locals)
+            to = fr.locals.get(RETURN_TO)
+            if to is not None:
+                m.stack[-2].locals[to] = v  # the caller's frame, just below this one
+            fr.pc = len(m.game.codes[fr.code])  # the step loop pops a finished frame
+        return give_back
+
     def verb_op(self, s: n.Verb):
         cat, name = self.p.resolved.get(id(s), ("effect", s.name))
         pos = s.pos
@@ -793,10 +811,15 @@ class _Compiler:
             params = [prm.name for prm in proc.params]
             args = [self.expr(a) for a in s.args]
             key = f"proc:{name}"
+            # `ask p as answer`: the procedure's `return` puts its value in the caller's `answer`.
+            binding = next((v.id for w, v in s.clauses if w == "as"), None)
 
             def call_proc(m, fr):
                 values = {p: f(m, fr.locals) for p, f in zip(params, args, strict=False)}
                 fr.pc += 1
+                if binding is not None:
+                    fr.locals[binding] = None  # what it is if the procedure ends without `return`
+                    values[RETURN_TO] = binding
                 m.push(key, values, pos)
             return call_proc
         b = registry.BY_NAME[name]
@@ -967,6 +990,7 @@ class _Compiler:
             m.s.turn += 1
             m.s.once = [k for k in m.s.once if not k.startswith("turn|")]
             m.log("turn", p, f"{m.game.player_name(p)}'s turn")
+            m.expire("turn_start", p)
             fr.pc += 1
             m.emit("turn_start", [p], pos)
         ops.append(_wrap(begin, pos))
@@ -986,6 +1010,7 @@ class _Compiler:
             m.s.round += 1
             m.s.once = [k for k in m.s.once if not k.startswith("round|")]
             m.log("round", None, f"round {m.s.round}")
+            m.expire("round_start", None)
             fr.pc += 1
             m.emit("round_start", [], pos)
         ops.append(_wrap(begin, pos))
@@ -1137,7 +1162,8 @@ class _MenuOp(_Op):
         for o in s.options:
             when = c.expr(o.when) if o.when is not None else None
             cost = (c.expr(o.cost[0]), o.cost[1]) if o.cost is not None else None
-            self.options.append((c.expr(o.label), when, cost, o.once))
+            each = (o.each[0], c.expr(o.each[1])) if o.each is not None else None
+            self.options.append((c.expr(o.label), when, cost, o.once, each))
         self.chooser = c.chooser(s.by, s.pos)
         self.prompt = c.expr(s.prompt) if s.prompt is not None else _const("Choose")
         self.starts = [0] * len(s.options)
@@ -1147,25 +1173,51 @@ class _MenuOp(_Op):
         L = fr.locals
         player = self.chooser(m, L)
         values, labels = [], []
-        for i, (label, when, cost, once) in enumerate(self.options):
-            if once is not None and f"{once}|{player}|{self.key}|{i}" in m.s.once:
+        for i, (label, when, cost, once, each) in enumerate(self.options):
+            if each is None:
+                if self._open(m, L, player, i, once, when, cost):
+                    values.append(i)
+                    labels.append(label(m, L))
                 continue
-            if when is not None and not when(m, L):
-                continue
-            if cost is not None and m.token_count(f"p{player}", cost[1]) < cost[0](m, L):
-                continue
-            values.append(i)
-            labels.append(label(m, L))
+            # One option per item: the item is bound to the `for` name while the option's
+            # condition, cost and label are worked out, and again when it is chosen.
+            name, source = each
+            items = source(m, L)
+            m.charge(len(items), self.pos)
+            had, before = name in L, L.get(name)
+            try:
+                for item in items:
+                    L[name] = item
+                    if self._open(m, L, player, f"{i}:{item}", once, when, cost):
+                        values.append([i, item])
+                        labels.append(label(m, L))
+            finally:
+                if had:
+                    L[name] = before
+                else:
+                    L.pop(name, None)
         if not values:
             raise RuleRuntimeError("no option can be chosen here (add an option that is always open)", self.pos)
         m.park(Pending(player, self.prompt(m, L), "menu", values, _disambiguate(labels)))
 
+    def _open(self, m: Machine, L: dict, player: int, which, once, when, cost) -> bool:
+        if once is not None and f"{once}|{player}|{self.key}|{which}" in m.s.once:
+            return False
+        if when is not None and not when(m, L):
+            return False
+        return cost is None or m.token_count(f"p{player}", cost[1]) >= cost[0](m, L)
+
     def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
-        label, when, cost, once = self.options[value]
+        which = value
+        if isinstance(value, list):  # [option, item] of an option made `for` each item
+            which = f"{value[0]}:{value[1]}"
+            value, item = value
+            fr.locals[self.options[value][4][0]] = item
+        label, when, cost, once, each = self.options[value]
         if cost is not None:
             m.transfer(cost[0](m, fr.locals), cost[1], f"p{player}", "supply", None, strict=True)
         if once is not None:
-            m.s.once.append(f"{once}|{player}|{self.key}|{value}")
+            m.s.once.append(f"{once}|{player}|{self.key}|{which}")
         fr.pc = self.starts[value]
 
 

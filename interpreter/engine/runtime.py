@@ -475,9 +475,10 @@ def _others(m, p):
     return [(p + i) % n for i in range(1, n)]
 
 
-def _top_scorers(m):
+def _top_scorers(m, lowest: bool = False):
     g = m.game
-    keys = [(check_int(sum(f(m, p) for _, f in g.score_lines)), *(f(m, p) for f in g.tiebreaks))
+    sign = -1 if lowest else 1  # the lowest total wins; a tie still goes to the higher tiebreak
+    keys = [(sign * check_int(sum(f(m, p) for _, f in g.score_lines)), *(f(m, p) for f in g.tiebreaks))
             for p in range(m.s.num_players)]
     best = max(keys)
     return [p for p, k in enumerate(keys) if k == best]
@@ -533,6 +534,7 @@ FUNCTIONS = {
     "tokens": lambda m, holder, token, side=None: m.token_count(holder, token, side),
     "active": _active,
     "top_scorers": lambda m: _top_scorers(m),
+    "lowest_scorers": lambda m: _top_scorers(m, lowest=True),
     "score_of": lambda m, p: check_int(sum(f(m, p) for _, f in m.game.score_lines)),
     "score_part": lambda m, p, label: _score_part(m, p, label),
 }

@@ -283,6 +283,9 @@ class Explainer:
         args = [self.expr(a) for a in s.args]
         if r[0] == "proc":
             head = f"carry out {_quote(words(s.name))}" + (f" for {', '.join(args)}" if args else "")
+            named = self._clauses(s).get("as")
+            if named is not None:
+                head += f", calling what it gives back {self.expr(named)}"
             proc = self.p.procs.get(s.name)
             if x > 0 and proc is not None:
                 renamed = [f"{prm.name} is {arg}" for prm, arg in zip(proc.params, args, strict=False)
@@ -343,6 +346,11 @@ class Explainer:
     def s_Pass(self, s: n.Pass, d: int, x: int) -> list[str]:
         return self._line(d, "nothing")
 
+    def s_Return(self, s: n.Return, d: int, x: int) -> list[str]:
+        if s.value is None:
+            return self._line(d, "stop here")
+        return self._line(d, f"stop here, giving back {self.expr(s.value)}")
+
     def s_EndGame(self, s: n.EndGame, d: int, x: int) -> list[str]:
         return self._line(d, "the game ends now")
 
@@ -363,6 +371,8 @@ class Explainer:
         who = self.expr(s.player) if s.player is not None else None
         if s.unit == "game":
             until = "the end of the game"
+        elif s.edge == "start":
+            until = f"the start of {_possessive(who) + ' next' if who and s.unit == 'turn' else 'the next'} {s.unit}"
         elif who and s.unit == "turn":
             until = f"the end of {_possessive(who)} {'next ' if s.next else ''}turn"
         else:
@@ -440,6 +450,8 @@ class Explainer:
             extra.append(f"paying {self.expr(o.cost[0])} {words(o.cost[1])}")
         if o.once is not None:
             extra.append(f"once per {o.once}")
+        if o.each is not None:
+            extra.insert(0, f"one for each {o.each[0]} in {self.expr(o.each[1])}")
         head = f"- {_quote(self.expr(o.label).strip(chr(34)))}" + (f" ({'; '.join(extra)})" if extra else "") + ":"
         return self._line(d, head) + self.block(o.body, d + 1, x)
 
