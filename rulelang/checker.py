@@ -137,6 +137,7 @@ class _Checker:
         self._depth = 0  # expressions being checked inside each other
         self._too_deep = False
         self._card_names: set[str] | None = None
+        self._names_incomplete = False  # some card names are made at load (`for ...` rows)
         self._proc: n.ProcDecl | None = None  # the procedure whose body is being checked
         # Cards a house rule removed: comparing a name with one of them is fine (it matches nothing
         # now, as the house rule intends); asking for one with `card_named` is not.
@@ -337,6 +338,8 @@ class _Checker:
                     continue
                 if cat == "zone" and decl.per:
                     g[name] = ("pzone", decl)
+                elif cat == "zone" and decl.member:
+                    g[name] = ("fzone", decl)
                 elif cat == "var" and decl.per:
                     g[name] = ("pvar" if decl.per == "player" else "cvar", decl)
                 else:
@@ -363,7 +366,7 @@ class _Checker:
     # ---- pass 2: declarations
     def type_of_ref(self, t: n.TypeRef) -> str:
         if t.form == "name":
-            if t.name in SIMPLE_TYPES:
+            if t.name in SIMPLE_TYPES or t.name == "zone":  # a zone: a parameter's or result's type
                 return t.name
             if t.name in self.p.enums:
                 return f"enum:{t.name}"
@@ -404,6 +407,9 @@ class _Checker:
             if v.per not in (None, "player", "card"):
                 self.err("E209", f"`per {v.per}`: a var is global, `per player` or `per card`", v.pos)
             want = self.type_of_ref(v.type)
+            if want in ("zone", "list:zone"):
+                self.err("E204", "a var holds values, not zones", v.type.pos,
+                         "pass a zone to a procedure or define (`z: zone`), or keep it in a `let`")
             got = self.expr(v.init, {})
             if not _compatible(want, got):
                 self.err("E302", f"`{v.name}` is a {want} but starts as a {got}", v.init.pos)
@@ -530,12 +536,19 @@ class _Checker:
                 self.err("E303", f"this row has {len(row.values)} values; the table has {len(c.columns)} "
                                  f"columns ({', '.join(c.columns)})", row.pos)
                 continue
+            scope: dict = {}
+            for name, source in row.each:  # a series: its values may use the names (worked out at load)
+                t = self.expr(source, scope)
+                if not (t.startswith("list:") or t.startswith("enum_list:") or t == "any"):
+                    self.err("E302", f"a series of cards goes through a list or an enum; this is a {t}",
+                             source.pos)
+                scope[name] = elem_type(t)
             for col, value in zip(c.columns, row.values, strict=False):
                 before = len(self.diags)
-                got = self.expr(value, {})
+                got = self.expr(value, scope)
                 if len(self.diags) > before:
                     continue
-                if not self.is_constant(value):
+                if not row.each and not self.is_constant(value):
                     self.err("E304", "card values must be constants", value.pos)
                     continue
                 want = fields.get(col, "any")
@@ -572,6 +585,9 @@ class _Checker:
     def check_zone(self, z: n.ZoneDecl) -> None:
         if z.per not in (None, "player"):
             self.err("E209", f"`per {z.per}`: a zone is shared or `per player`", z.pos)
+        if z.member is not None and z.member not in self.p.enums:
+            self.err("E209", f"`per {z.member}`: a zone is shared, `per player`, or one per member of an enum",
+                     z.pos, did_you_mean(z.member, list(self.p.enums) + ["player"]))
         vis = [name for name, _, _ in z.props if name in registry.ZONE_VISIBILITY]
         if len(vis) > 1:
             self.err("E209", f"zone `{z.name}` has more than one visibility", z.pos)
@@ -657,6 +673,9 @@ class _Checker:
         self.p.nodes_kept.append(s)
         if isinstance(s, n.Let):
             scope[s.name] = self.expr(s.value, scope)
+            if scope[s.name].startswith("zones:"):
+                self.err("E302", "this names a zone for each member of an enum: pick one, as in "
+                                 f"`zone[{self.p.enums[scope[s.name][6:]][0]}]`", s.value.pos)
         elif isinstance(s, n.Set):
             self.check_set(s, scope)
         elif isinstance(s, n.Verb):
@@ -923,6 +942,8 @@ class _Checker:
                     for row in table.rows:
                         if len(row.values) > col and isinstance(row.values[col], n.Lit):
                             self._card_names.add(str(row.values[col].value))
+                        elif len(row.values) > col:  # a name made by a series: known only at load
+                            self._names_incomplete = True
         return self._card_names
 
     def check_card_name(self, e, removed_ok: bool = False) -> None:
@@ -934,7 +955,8 @@ class _Checker:
             return
         if removed_ok and getattr(e, "value", None) in self._removed_card_names:
             return
-        if isinstance(e, n.Lit) and isinstance(e.value, str) and e.value not in self.card_names():
+        if (isinstance(e, n.Lit) and isinstance(e.value, str) and e.value not in self.card_names()
+                and not self._names_incomplete):
             self.err("E201", f"no card is named {e.value!r}", e.pos, did_you_mean(e.value, self.card_names()))
 
     def check_card_name_compare(self, e: n.Compare, left_type: str) -> None:
@@ -1006,6 +1028,9 @@ class _Checker:
             return self.attr(e, scope)
         if isinstance(e, n.Index):
             t = self.expr(e.obj, scope)
+            if t.startswith("zones:"):  # one zone of a family, by its member
+                self.expect(e.index, scope, "enum:" + t[6:])
+                return "zone"
             if t.startswith("bag:"):
                 self.expect(e.index, scope, "enum:" + t[4:])
                 return "int"
@@ -1132,6 +1157,8 @@ class _Checker:
             return self.type_of_ref(info.type)
         if cat == "zone":
             return "zone"
+        if cat == "fzone":  # `discard` names the zones; `discard[red]` is one of them
+            return f"zones:{info.member}"
         if cat == "define":
             if info.params:
                 self.err("E300", f"`{e.id}` takes arguments: `{e.id}(...)`", e.pos)
@@ -1155,7 +1182,7 @@ class _Checker:
                 return self.type_of_ref(g[1].type)
             if g[0] == "pzone":
                 self.p.resolved[id(e)] = ("pzone", name)
-                return "zone"
+                return f"zones:{g[1].member}" if g[1].member else "zone"
             if g[0] == "token":
                 self.p.resolved[id(e)] = ("tokens", name)
                 return "int"

@@ -281,7 +281,7 @@ def lint(p: Program) -> list[Diagnostic]:
             warn("W102", f"kind `{name}` has no cards", k.pos,
                  f"add a table `cards {name} (name, ...)`, or remove the kind")
     for name, z in p.zones.items():
-        if not is_used("zone", "pzone", name=name):
+        if not is_used("zone", "pzone", "fzone", name=name):
             warn("W103", f"zone `{name}` is never used", z.pos,
                  "no rule moves cards to it, draws from it or looks at it")
     for name, t in p.tokens.items():

@@ -405,6 +405,7 @@ class KindDecl:
 class CardRow:
     values: tuple
     pos: Pos
+    each: tuple = ()  # ((name, list Expr), ...): one row for each combination of the lists' items
 
 
 @attrs.frozen
@@ -418,10 +419,11 @@ class CardsDecl:
 @attrs.frozen
 class ZoneDecl:
     name: str
-    per: str | None
+    per: str | None  # "player" for a zone each player has
     props: tuple  # of (name, value or None, Pos)
     pos: Pos
     display: str = ""
+    member: str | None = None  # an enum: one zone per member of it (`discard[red]`)
 
 
 @attrs.frozen

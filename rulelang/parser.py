@@ -230,10 +230,20 @@ class _Build(Transformer_NonRecursive):
         return n.CardsDecl(str(kind), cols, rows, self._p(meta))
 
     def card_row(self, meta, *values):
-        return n.CardRow(tuple(values), self._p(meta))
+        each = tuple(v for v in values if isinstance(v, tuple))
+        return n.CardRow(tuple(v for v in values if v is not None and not isinstance(v, tuple)), self._p(meta),
+                         each)
 
-    def zone_decl(self, meta, name, display, per, *props):
-        return n.ZoneDecl(str(name), per, tuple(props), self._p(meta), _display(display))
+    def card_each(self, meta, name, source):
+        return (str(name), source)
+
+    def zone_decl(self, meta, name, display, per, per2, *props):
+        pers = [x for x in (per, per2) if x is not None]
+        member = next((x for x in pers if x != "player"), None)
+        player = "player" if "player" in pers else None
+        if len(pers) == 2 and (player is None or member is None):  # `per player per player`, `per a per b`
+            player, member = pers[0], pers[1]
+        return n.ZoneDecl(str(name), player, tuple(props), self._p(meta), _display(display), member)
 
     def per_player(self, meta, name):
         return str(name)

@@ -168,6 +168,8 @@ class _Compiler:
         self.budget = Budget(MAX_STEPS_PER_LOAD, "to work out the game's constants and initial values")
         self.defines: dict[str, tuple[tuple[str, ...], Fn]] = {}
 
+    returns: n.TypeRef | None = None  # the result type of the procedure being compiled
+
     def type_of(self, e) -> str:
         return self.p.types.get(id(e), "any")
 
@@ -189,10 +191,13 @@ class _Compiler:
                 return charge_text(m, "".join(p if isinstance(p, str) else p(m, L) for p in parts), pos)
             return template
         if isinstance(e, n.Name):
-            return self.name(e)
+            return self.zone_value(e, self.name(e))
         if isinstance(e, n.Attr):
             return self.attr(e)
         if isinstance(e, n.Index):
+            if self.type_of(e.obj).startswith("zones:"):  # `discard[red]`: one zone of a family
+                key = self.zone_key(e)
+                return lambda m, L: m.zone(key(m, L))
             obj, idx = self.expr(e.obj), self.expr(e.index)
             is_bag = self.type_of(e.obj).startswith("bag:") or self.type_of(e.obj) == "map"
             pos = e.pos
@@ -205,7 +210,7 @@ class _Compiler:
                     return o[i]
                 except (IndexError, TypeError, KeyError):
                     raise RuleRuntimeError(f"index {i} is outside a list of {len(o) if o else 0}", pos) from None
-            return index
+            return self.zone_value(e, index)
         if isinstance(e, n.Gen):
             return self.gen(e)
         if isinstance(e, n.Call):
@@ -270,7 +275,9 @@ class _Compiler:
         if isinstance(e, n.ListLit):
             if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
                 return self.expr(e.items[0])
-            items = [self.expr(i) for i in e.items]
+            # A list of zones holds the zones themselves (their keys), so that an item can be chosen,
+            # drawn from or moved to; read as cards, each item is its zone's contents.
+            items = [self.zone_key(i) if self.type_of(i) == "zone" else self.expr(i) for i in e.items]
             pos = e.pos
 
             def list_lit(m, L):
@@ -385,11 +392,11 @@ class _Compiler:
             self.card_var_inits[name] = self.static(self.p.vars[name].init, f"the initial value of `{name}`")
         return self.card_var_inits[name]
 
-    def static(self, e, what: str) -> Any:
+    def static(self, e, what: str, local_values: dict | None = None) -> Any:
         """A value worked out once at load time (a const, a var's initial value, a card's value),
         paid for from the load's one budget."""
         try:
-            return self.expr(e)(_Static(self.budget), {})
+            return self.expr(e)(_Static(self.budget), dict(local_values or {}))
         except RuleRuntimeError as err:
             message, pos = err.bare_message, err.pos or e.pos
         except AttributeError:  # it reached for the state of a game, which does not exist yet
@@ -432,7 +439,27 @@ class _Compiler:
             return lambda m, L: f"m:{f(m, L)}"
         return lambda m, L: "supply" if f(m, L) == "supply" else str(f(m, L))
 
+    def value(self, e, wanted: n.TypeRef | None) -> Fn:
+        """An expression handed to a parameter or returned: where a zone is wanted, it is handed
+        on as itself (its key), so that the receiver can draw from it or move cards to it."""
+        if wanted is not None and wanted.form == "name" and wanted.name == "zone" and self.type_of(e) == "zone":
+            return self.zone_key(e)
+        return self.expr(e)
+
+    def zone_value(self, e, f: Fn) -> Fn:
+        """A zone-typed value that may hold a zone's key (an item of a list of zones, a local
+        bound to one) reads as that zone's cards."""
+        if self.type_of(e) != "zone" or (isinstance(e, n.Name) and self.p.resolved.get(id(e), ("",))[0] != "local"):
+            return f
+
+        def cards_of(m, L):
+            v = f(m, L)
+            return m.zone(v) if isinstance(v, str) else v
+        return cards_of
+
     def zone_key(self, e) -> Fn:
+        """An expression naming a zone, as the zone's key in the state: `deck`, `hand#2`,
+        `discard[red]`, `expedition[red]#2`."""
         if isinstance(e, n.Name):
             cat, name = self.p.resolved.get(id(e), ("", e.id))
             if cat == "zone" or (cat == "builtin" and name == "box"):
@@ -441,7 +468,36 @@ class _Compiler:
             obj = self.expr(e.obj)
             zname = e.name
             return lambda m, L: f"{zname}#{obj(m, L)}"
+        if isinstance(e, n.Index) and self.type_of(e.obj).startswith("zones:"):
+            member = self.expr(e.index)
+            if isinstance(e.obj, n.Attr):  # p.expedition[red]
+                obj, zname = self.expr(e.obj.obj), e.obj.name
+                return lambda m, L: f"{zname}[{member(m, L)}]#{obj(m, L)}"
+            zname = e.obj.id if isinstance(e.obj, n.Name) else "?"
+            return lambda m, L: f"{zname}[{member(m, L)}]"
+        if isinstance(e, n.Cond):
+            test, then, orelse = self.expr(e.test), self.zone_key(e.then), self.zone_key(e.orelse)
+            return lambda m, L: then(m, L) if test(m, L) else orelse(m, L)
         pos = e.pos
+        if self.type_of(e) == "zone" and isinstance(e, (n.Name, n.Index, n.Call)):
+            raw = self.name(e) if isinstance(e, n.Name) else self._call(e) if isinstance(e, n.Call) else None
+            if raw is None:  # an item of a list of zones
+                obj, idx = self.expr(e.obj), self.expr(e.index)
+
+                def raw(m, L):
+                    o, i = obj(m, L), idx(m, L)
+                    try:
+                        return o[i]
+                    except (IndexError, TypeError, KeyError):
+                        raise RuleRuntimeError(f"index {i} is outside a list of {len(o) if o else 0}", pos) from None
+
+            def key(m, L):
+                v = raw(m, L)
+                if isinstance(v, str):
+                    return v
+                raise RuleRuntimeError("this is not a zone: keep zones in a list (`[deck, discard]`) to "
+                                       "choose among them", pos)
+            return key
 
         def bad(m, L):
             raise RuleRuntimeError("this is not a zone", pos)
@@ -482,7 +538,9 @@ class _Compiler:
     def gen(self, e: n.Gen) -> Fn:
         src = self.expr(e.source)
         cond = self.expr(e.cond) if e.cond is not None else None
-        elem = self.expr(e.elem) if e.elem is not None else None
+        elem = None
+        if e.elem is not None:  # a list of zones holds the zones' keys (see the list literal)
+            elem = self.zone_key(e.elem) if self.type_of(e.elem) == "zone" else self.expr(e.elem)
         var = e.var
         missing = object()
 
@@ -533,9 +591,14 @@ class _Compiler:
         return divide
 
     def call(self, e: n.Call) -> Fn:
+        return self.zone_value(e, self._call(e))
+
+    def _call(self, e: n.Call) -> Fn:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
         if cat == "define":
-            return self.define_call(name, [self.expr(a) for a in e.args], e.pos)
+            params = self.p.defines[name].params or ()
+            return self.define_call(name, [self.value(a, prm.type) for a, prm in zip(e.args, params, strict=False)],
+                                    e.pos)
         b = registry.BY_NAME[name]
         impl = FUNCTIONS[name]
         args: list[Fn] = []
@@ -543,6 +606,8 @@ class _Compiler:
             prm = b.params[min(i, len(b.params) - 1)]
             if prm.type == "holder":
                 args.append(self.holder(a))
+            elif self.type_of(a) == "list:zone" and name not in _KEEPS_ZONES:
+                args.append(_cards_of_zones(self.expr(a)))
             else:
                 args.append(self.expr(a))
         pos = e.pos
@@ -635,7 +700,7 @@ class _Compiler:
         elif isinstance(s, n.Pass):
             ops.append(_wrap(_advance, pos))
         elif isinstance(s, n.Return):
-            ops.append(_wrap(self.return_op(s), pos))
+            ops.append(_wrap(self.return_op(s, self.returns), pos))
         elif isinstance(s, n.EndGame):
             def end_game(m, fr):
                 m.log("event", None, "the game ends")
@@ -792,8 +857,8 @@ class _Compiler:
             m.s.vars[f"{name}@{card}"] = v
         return (lambda m, L: m.s.vars.get(f"{name}@{obj(m, L)}", init)), put_cvar
 
-    def return_op(self, s: n.Return):
-        value = self.expr(s.value) if s.value is not None else _const(None)
+    def return_op(self, s: n.Return, returns: n.TypeRef | None = None):
+        value = self.value(s.value, returns) if s.value is not None else _const(None)
 
         def give_back(m, fr):
             v = value(m, fr.locals)
@@ -809,7 +874,7 @@ class _Compiler:
         if cat == "proc":
             proc = self.p.procs[name]
             params = [prm.name for prm in proc.params]
-            args = [self.expr(a) for a in s.args]
+            args = [self.value(a, prm.type) for a, prm in zip(s.args, proc.params, strict=False)]
             key = f"proc:{name}"
             # `ask p as answer`: the procedure's `return` puts its value in the caller's `answer`.
             binding = next((v.id for w, v in s.clauses if w == "as"), None)
@@ -1050,6 +1115,17 @@ class _Compiler:
 # ---- op helpers ---------------------------------------------------------------------------
 
 
+# Built-ins that hand back items of the list they are given: a list of zones stays a list of zones.
+_KEEPS_ZONES = frozenset({"first", "last", "take", "reversed", "distinct", "count", "index_of"})
+
+
+def _cards_of_zones(f: Fn) -> Fn:
+    """A list of zones (held as their keys) given to a built-in that wants cards: each zone's cards."""
+    def cards(m, L):
+        return [m.zone(k) if isinstance(k, str) else k for k in f(m, L)]
+    return cards
+
+
 def _const(value):
     return lambda m, L: value
 
@@ -1271,6 +1347,25 @@ def _disambiguate(labels: list[str]) -> list[str]:
 # ---- the whole game ------------------------------------------------------------------------
 
 
+def _card_rows(c: _Compiler, table: n.CardsDecl):
+    """Each row of a card table with the values of its series' names: a plain row once, a
+    `for c in colour, v in range(2, 11):` row once per combination, in order."""
+    for row in table.rows:
+        combos: list[dict] = [{}]
+        for name, source in row.each:
+            grown = []
+            for done in combos:
+                items = c.static(source, f"the list of `{name}`", done)
+                if not isinstance(items, list):
+                    raise RuleError([Diagnostic("E302", f"`{name}` must go through a list", source.pos)])
+                grown += [{**done, name: item} for item in items]
+                if len(grown) > MAX_CARDS:
+                    raise RuleError([Diagnostic("E308", f"a series of more than {MAX_CARDS} rows", row.pos)])
+            combos = grown
+        for local_values in combos:
+            yield row, local_values
+
+
 def compile_program(program: Program, options: dict) -> CompiledGame:
     c = _Compiler(program, options)
     p = program
@@ -1279,8 +1374,9 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     by_kind: dict[str, list[int]] = {}
     kind_texts = {k.name: c.expr(k.text) for k in p.kinds.values() if k.text is not None}
     for table in p.cards:
-        for row in table.rows:
-            values = {col: c.static(v, f"`{col}`") for col, v in zip(table.columns, row.values, strict=False)}
+        for row, local_values in _card_rows(c, table):
+            values = {col: c.static(v, f"`{col}`", local_values)
+                      for col, v in zip(table.columns, row.values, strict=False)}
             if "text" not in values and table.kind in kind_texts:
                 values["text"] = c.static_with(kind_texts[table.kind], dict(values), row.pos,
                                                f"the text of `{values.get('name', table.kind)}`")
@@ -1299,12 +1395,15 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     zone_decls, slots, refill = {}, {}, {}
     for z in p.zones.values():
         vis = next((name for name, _, _ in z.props if name in registry.ZONE_VISIBILITY), "public")
-        zone_decls[z.name] = (z.per == "player", vis)
-        for name, value, _ in z.props:
-            if name == "slots":
-                slots[z.name] = value
-            elif name == "refill":
-                refill[z.name] = value
+        # A zone per member of an enum is that many zones, `discard[red]`, `discard[blue]`, ...
+        family = [f"{z.name}[{m}]" for m in p.enums[z.member]] if z.member else [z.name]
+        for zname in family:
+            zone_decls[zname] = (z.per == "player", vis)
+            for name, value, _ in z.props:
+                if name == "slots":
+                    slots[zname] = value
+                elif name == "refill":
+                    refill[zname] = value
     sides, supply = {}, {}
     for t in p.tokens.values():
         props = {name: values for name, values, _ in t.props}
@@ -1317,7 +1416,9 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     if p.flow:
         c.code("flow", p.flow.body)
     for name, proc in p.procs.items():
+        c.returns = proc.returns  # what its `return` statements give back
         c.code(f"proc:{name}", proc.body)
+        c.returns = None
     triggers: dict[str, list] = {}
     for i, t in enumerate(p.triggers):
         key = f"trigger:{i}:{t.event}"

@@ -311,7 +311,7 @@ def _refs(p: Program, expr) -> tuple[set, set, set]:
             if res is None:
                 continue
             cat, name = res
-            if cat in ("zone", "pzone"):
+            if cat in ("zone", "pzone", "fzone"):
                 zones.add(name)
             elif cat in ("token", "tokens"):
                 tokens.add(name)
