@@ -310,6 +310,58 @@ def test_craftsman_improves_quality_for_one_favor():
     assert names(s, "play_area#0").count("Favor") == 1
 
 
+def test_footpad_competes_for_two_favors_and_places_an_agent():
+    """"Example: A Player chooses to "Compete" by taking 2 Favor cards, and placing their Agent
+    on a Merchant Location." (The Footpad: Compete for 2 Favors, or Relocate for 1.)"""
+    s = board(2)
+    to_play_area(s, 0, "Footpad")
+    run(s, "plan_actions", 0)
+    pick(s, "Play Footpad")
+    assert labels(s) == ["Compete: place an Agent (2 favors)", "Move an Agent (1 favors)"]
+    pick(s, "Compete")
+    assert s.is_over and var(s, "favors_owed", 0) == 2 and var(s, "plan_moves", 0) == [0]
+    favors = len(s.s.zones["favor_pile"])
+    run(s, "take_favors", 0, 2)
+    run(s, "carry_out_plan", 0)
+    pick(s, "Merchant 8")
+    assert agents(s, 0) == ["Merchant 8"]
+    assert len(s.s.zones["favor_pile"]) == favors - 2
+    assert names(s, "play_area#0").count("Favor") == 2
+
+
+def test_an_empty_favor_pile_gives_no_favor_and_the_action_is_still_done():
+    # Not in the rulebook (marked in month.rules): the Favors the pile lacks are not taken.
+    s = board(2)
+    pile = list(s.s.zones["favor_pile"])
+    for c in pile[1:]:
+        s.place(c, "box")
+    to_play_area(s, 0, "Craftsman")
+    run(s, "take_favors", 0, 2)
+    assert names(s, "play_area#0").count("Favor") == 1 and s.s.zones["favor_pile"] == []
+    run(s, "take_favors", 0, 1)
+    assert names(s, "play_area#0").count("Favor") == 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_start_tokens_favour_no_seat(players):
+    """"Each player takes two tokens randomly from the four Start Player tokens": two players
+    get two each; with more (not in the rulebook, marked in game.rules) the tokens are dealt
+    from a seat drawn by lot, so who gets more, or none, changes from game to game."""
+    counts = set()
+    for seed in range(30):
+        s = started(players, seed)
+        held = tuple(len(s.s.zones[f"start_tokens#{p}"]) for p in range(players))
+        assert sum(held) == 4 and max(held) - min(held) <= 1
+        counts.add(held)
+    if players == 2:
+        assert counts == {(2, 2)}
+    elif players == 4:
+        assert counts == {(1, 1, 1, 1)}
+    else:  # every seat is sometimes the one with two (3 players) or with none (5 players)
+        odd = 2 if players == 3 else 0
+        assert {held.index(odd) for held in counts} == set(range(players))
+
+
 def test_thug_travel_needs_no_favor():
     """Thug: "Protection: Place Racketeer." / "Travel: Move Racketeer." "No favors are required"."""
     s = board(2)
@@ -530,8 +582,9 @@ def test_retire_later_when_a_card_is_drawn():
     s = board(2)
     set_row(s, 0, "price", 8)
     pile = "draw_pile#0"
-    for c in list(s.s.zones[pile]):
-        s.place(c, "discard#0")
+    # only these two cards to draw (no discard pile to reshuffle, whatever the seed)
+    for c in list(s.s.zones[pile]) + list(s.s.zones["discard#0"]):
+        s.place(c, "box")
     s.place(free_copy(s, "Copper Pincher"), pile)
     s.place(free_copy(s, "Craftsman"), pile)
     run(s, "draw_hand", 0)

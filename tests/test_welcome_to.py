@@ -173,15 +173,26 @@ def test_temp_agency_ranks_with_ties(game):
         assert [breakdown(s, p)["temps"] for p in range(4)] == expected
 
 
-def test_temp_agency_solo_rule():
-    s = new(players=1, seed=1, solo=True)
-    for temps, points in ((0, 0), (5, 0), (6, 7), (11, 7)):
+@pytest.mark.parametrize("options", [{"solo": True}, {}], ids=["option solo", "one player"])
+def test_temp_agency_solo_rule(options):
+    # "En solitario, solo se dan 7 puntos si se han marcado al menos seis casillas": one player
+    # plays the solo rules whether or not the option says so (a lone player would otherwise
+    # rank first, and score 7, with a single temp).
+    s = new(players=1, seed=1, **options)
+    for temps, points in ((0, 0), (1, 0), (5, 0), (6, 7), (11, 7)):
         s.set_var("temps", temps, player=0)
         assert breakdown(s)["temps"] == points
-    # without the solo rules, one player alone ranks first as soon as they hire a temp
-    s = new(players=1, seed=1)
-    s.set_var("temps", 1, player=0)
-    assert breakdown(s)["temps"] == 7
+
+
+def test_one_player_plays_the_solo_rules_without_the_option():
+    s = new(players=1, seed=3)
+    # the Solo card is in the single deck and three fresh cards are drawn, not three piles
+    assert len(s.s.zones["solo_deck"]) == 79 and len(s.s.zones["row"]) == 3
+    assert not s.s.zones.get("pile_1")
+    assert all(label.startswith("number ") for label in labels(s))
+    # two players still play with the three piles
+    s = new(players=2, seed=3)
+    assert len(s.s.zones["pile_1"]) == 25 and not s.s.zones.get("solo_deck")
 
 
 def test_bis_and_refusal_penalties(game):
@@ -288,10 +299,11 @@ def test_placement_matches_a_reference():
     names = ["top street", "middle street", "bottom street"]
     checked = 0
     for seed in range(3):
-        s = g.new_game(players=1, seed=seed)
+        s = g.new_game(players=2, seed=seed)  # two players: the three piles (one plays solo)
         rng = random.Random(seed)
         while not s.is_over:
-            if s.decision.prompt == "Which combination?" and s.s.round % 2 == 0:
+            p = s.decision.players[0]
+            if p == 0 and s.view(0)["decision"]["prompt"] == "Which combination?" and s.s.round % 2 == 0:
                 houses, rounds = var(s, "houses", 0), var(s, "roundabout_at", 0)
                 for n in range(0, 18):
                     expected = {}
@@ -302,7 +314,7 @@ def test_placement_matches_a_reference():
                             expected[names[k]] = slots
                     assert write_options(s.clone(), n) == expected, (n, houses, rounds)
                     checked += 1
-            s.apply(rng.choice(s.legal_actions(0)))
+            s.apply(rng.choice(s.legal_actions(p)))
     assert checked > 50
 
 
@@ -322,13 +334,15 @@ def test_temp_agency_changes_by_up_to_two_within_0_to_17(game):
     s.set_var("cur_effect", "temp_agency", player=0)
     s.set_var("cur_number", 1, player=0)
     s.run_procedure("choose_number", 0, active=0)
-    assert labels(s) == ["write 1 without a temp", "hire a temp and write 0", "hire a temp and write 1",
+    # "sumar o restar 1 o 2" (welcome-to.es.txt): a temp never leaves the number as it is
+    assert labels(s) == ["write 1 without a temp", "hire a temp and write 0",
                          "hire a temp and write 2", "hire a temp and write 3"]
     pick(s, "hire a temp and write 0")
     assert var(s, "cur_written", 0) == 0 and var(s, "temps", 0) == 1
     s.set_var("cur_number", 15, player=0)
     s.run_procedure("choose_number", 0, active=0)
-    assert labels(s)[-1] == "hire a temp and write 17"
+    assert labels(s) == ["write 15 without a temp", "hire a temp and write 13", "hire a temp and write 14",
+                         "hire a temp and write 16", "hire a temp and write 17"]
     pick(s, "write 15 without a temp")
     assert var(s, "cur_written", 0) == 15 and var(s, "temps", 0) == 1
 
@@ -344,7 +358,7 @@ def place_offer(s, pairs):
 
 
 def test_refusal_when_no_number_fits(game):
-    s = game.new_game(players=1, seed=1)
+    s = game.new_game(players=2, seed=1)
     # only the first house of the top street is empty: only a 0 fits there
     s.set_var("houses", sheet(top=[None] + list(range(1, 10)), middle=range(0, 11), bottom=range(0, 12)), player=0)
     place_offer(s, [("2 Surveyor", "3 Pool Manufacturer"), ("5 Surveyor", "1 Landscaper"), ("8 Surveyor", "4 Bis")])
@@ -504,6 +518,61 @@ def test_roundabout_restarts_the_numbering():
     assert where["top street"] == ["house 1", "house 2", "house 5", "house 6", "house 7", "house 8",
                                    "house 9", "house 10"]
     assert breakdown(s)["roundabouts"] == -3
+
+
+# "Antes o después de construir una casa y aplicar su efecto, puedes crear un rondabout"
+# (welcome-to.es.txt): before or after building a house; never with a permit refusal.
+
+def roundabout_sheet(s, player=0):
+    # free: top house 1 (only 1 and 2 fit there) and middle house 6 (only 8 fits there)
+    s.set_var("houses", sheet(top=[None] + list(range(3, 12)), middle=[3, 4, 5, 6, 7, None, 9, 10, 11, 12, 13],
+                              bottom=range(0, 12)), player=player)
+
+
+def test_no_roundabout_with_a_permit_refusal():
+    s = new(players=2, seed=1, roundabouts=True)
+    roundabout_sheet(s)
+    place_offer(s, [("5 Surveyor", "3 Pool Manufacturer"), ("6 Surveyor", "1 Landscaper"), ("10 Surveyor", "4 Bis")])
+    s.run_procedure("play_turn", 0, active=0)
+    # nothing fits: a refusal, and no roundabout is offered before it or after it
+    assert s.is_over and var(s, "refusals", 0) == 1
+    assert var(s, "roundabout_at", 0) == flags()
+
+
+def test_a_roundabout_before_the_house_only_where_a_number_still_fits():
+    s = new(players=2, seed=1, roundabouts=True)
+    roundabout_sheet(s)
+    place_offer(s, [("1 Surveyor", "3 Pool Manufacturer"), ("2 Surveyor", "1 Landscaper"), ("2 Landscaper", "4 Bis")])
+    s.run_procedure("play_turn", 0, active=0)
+    assert s.view(0)["decision"]["prompt"] == "Build a roundabout? (before you write your number)"
+    # a roundabout in top house 1 would leave the 1 and the 2 nowhere to go
+    assert labels(s) == ["a roundabout in the middle street", "Skip"]
+    pick(s, "a roundabout in the middle street")
+    assert labels(s) == ["house 6"]
+    pick(s, "house 6")
+    assert var(s, "roundabout_at", 0) == flags(15)
+    pick(s, "1 with pool_manufacturer")
+    pick(s, "top street")
+    pick(s, "house 1")
+    assert var(s, "houses", 0)[0] == 1
+    # no pool there, and one roundabout a turn: none is offered after the house
+    assert s.is_over
+
+
+def test_a_roundabout_after_the_house():
+    s = new(players=2, seed=1, roundabouts=True)
+    s.set_var("houses", sheet(top=[None, None, 10]), player=0)
+    place_offer(s, [("1 Surveyor", "3 Pool Manufacturer"), ("5 Surveyor", "1 Landscaper"), ("8 Surveyor", "4 Bis")])
+    s.run_procedure("play_turn", 0, active=0)
+    pick(s, "Skip")  # no roundabout before
+    pick(s, "1 with pool_manufacturer")
+    pick(s, "top street")
+    pick(s, "house 1")
+    assert s.view(0)["decision"]["prompt"] == "Build a roundabout? (after your house)"
+    pick(s, "a roundabout in the top street")
+    pick(s, "house 2")
+    assert var(s, "roundabout_at", 0) == flags(1) and var(s, "fence", 0) == flags(0, 1)
+    assert s.is_over
 
 
 # ---- city plans ---------------------------------------------------------------------------------------
@@ -731,7 +800,7 @@ def check_end(s):
     finished = [v[f"refusals#{p}"] >= 3 or all(v[f"achieved#{p}"])
                 or all(h >= 0 or r for h, r in zip(v[f"houses#{p}"], v[f"roundabout_at#{p}"], strict=True))
                 for p in range(s.num_players)]
-    solo_deck_out = len(s.s.zones.get("row", [])) < 3 and s.game.option_values["solo"]
+    solo_deck_out = len(s.s.zones.get("row", [])) < 3 and s.num_players == 1
     assert any(finished) or solo_deck_out
 
 
