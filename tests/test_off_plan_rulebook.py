@@ -8,6 +8,7 @@ games/off_plan/cards.rules; each test names the ones it relies on.
 import pytest
 from off_plan_helpers import (
     COLOURS,
+    GAME_PATH,
     TOTAL_FUNDS,
     attrs_of,
     bare_state,
@@ -33,6 +34,7 @@ from off_plan_helpers import (
     with_character,
 )
 
+import interpreter
 from interpreter.engine.api import State
 
 # ---- Final Scoring: bonus icons -------------------------------------------------------
@@ -68,6 +70,17 @@ def test_icon_four_of_one_kind_scores_8():
     s = bare_state(players=3)
     give(s, 0, "play_area", ["Red Cottage", "Green Semi-Detached", "Blue Bungalow"])  # 4 satisfaction
     assert s.score_breakdown(0)["bonus_icons"] == 8
+
+
+def test_icons_past_five_score_as_five():
+    # Not in the rulebook (marked in scoring.rules): the table stops at 5; a 6th and 7th
+    # Satisfaction icon neither add nor cost anything.
+    s = bare_state(players=3)
+    give(s, 0, "play_area", ["Red Cottage", "Green Semi-Detached", "Orange Rooftop Flat", "Blue Bungalow",
+                             "Red Townhouse"])  # 6 satisfaction, 1 school zone
+    assert s.score_breakdown(0)["bonus_icons"] == 12 + 1
+    give(s, 0, "play_area", ["Orange Maisonette"])  # 7 satisfaction, 1 profitability
+    assert s.score_breakdown(0)["bonus_icons"] == 12 + 1 + 1
 
 
 def test_icons_of_characters_and_public_buildings_count():
@@ -146,6 +159,35 @@ def test_neighbourhood_tie_rulebook_example():
     clear_player(s, 0)
     give(s, 0, "play_area", ["Green Cabin", "Red Cottage", "Blue Studio", "Orange Flat"])
     assert s.score_breakdown(0)["neighbourhoods"] == 4 + 0 + 0 - 2
+
+
+# Four bonuses that tell the rule from its likely misreadings: with the stand-ins (third bonus
+# 0) "tied neighbourhoods get nothing" would pass the example above.
+TELLING_BONUSES = "replace const urban_bonus_three_plus = [7, 5, 3, -2]\n"
+
+
+@pytest.mark.parametrize("amounts, expected, wrong", [
+    # the rulebook's example: second place tied between red and blue
+    (dict(green=5, red=3, blue=3, orange=1), [7, 3, 3, -2],
+     {"no level lost": [7, 5, 5, 3], "tied get nothing": [7, 0, 0, -2],
+      "only the tied lose a level": [7, 3, 3, 3], "places skipped (1, 2, 2, 4)": [7, 5, 5, -2]}),
+    # tied for first: the tied and all the next ones a level lower
+    (dict(green=4, red=4, blue=2, orange=1), [5, 5, 3, -2],
+     {"no level lost": [7, 7, 5, 3], "only the tied lose a level": [5, 5, 5, 3]}),
+])
+def test_neighbourhood_ties_with_values_that_tell_right_from_wrong(tmp_path, amounts, expected, wrong):
+    """"If neighbourhoods are tied, the tied neighbourhoods and all subsequent ones receive one
+    lower level of bonus." Example: "a tie for second place between the red and blue
+    neighbourhoods. The Houses in these neighbourhoods receive the third bonus, and the Houses in
+    the next neighbourhood receive the fourth bonus.\""""
+    house = tmp_path / "telling_bonuses.rules"
+    house.write_text(TELLING_BONUSES)
+    s = interpreter.load(GAME_PATH, house=[str(house)]).new_game(players=3, seed=0)
+    set_neighbourhoods(s, **amounts)
+    got = [neighbourhood_points(s, h) for h in ("Green Cabin", "Red Cottage", "Blue Studio", "Orange Flat")]
+    assert got == expected
+    for misreading, points in wrong.items():
+        assert points != expected, misreading  # each misreading would have failed this test
 
 
 def test_neighbourhoods_without_ties_get_the_four_bonuses_in_order():
