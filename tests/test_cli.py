@@ -282,3 +282,30 @@ def test_python_m_interpreter():
     proc = subprocess.run([sys.executable, "-m", "interpreter", "simulate", GAME, "--players", "2"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2
+
+
+# --------------------------------------------------------------------------- seats for people
+
+
+def test_every_command_shows_seats_as_player_1_to_n(tmp_path, capsys):
+    """People read "Player 1..N"; the Python API and the JSON keep 0-based seats."""
+    logs = tmp_path / "logs"
+    code, out, err = run(capsys, "simulate", GAME, "--players", "3", "--games", "1", "--seed", "5",
+                         "--save-logs", str(logs))
+    assert code == 0, err
+    assert re.search(r"scores: Player 1 -?\d+, Player 2 -?\d+, Player 3 -?\d+", out)
+    assert re.search(r"winners: (Player [1-3](, )?)+|winners: nobody", out)
+    log = json.loads(next(logs.glob("*.json")).read_text())
+    code, out, err = run(capsys, "replay", str(next(logs.glob("*.json"))))
+    assert code == 0, err
+    want = ", ".join(f"Player {p + 1}" for p in log["result"]["winners"]) or "nobody"
+    assert f"winners {want} (same as recorded)" in out and "Player 1 " in out
+    assert not re.search(r"winners \[|scores \[", out)
+    code, out, err = run(capsys, "simulate", GAME, "--players", "2", "--games", "2")
+    assert code == 0 and re.search(r"^Player 1 .*\n^Player 2 ", out, re.M)
+    code, out, err = run(capsys, "simulate", GAME, "--players", "2", "--games", "1", "--json")
+    assert [(s["seat"], s["player"]) for s in json.loads(out)["seats"]] == [(0, "Player 1"), (1, "Player 2")]
+    code, out, err = run(capsys, "play", GAME, "--players", "2", "--agents", "random,random", "--seed", "2")
+    assert code == 0, err
+    assert "Player 1" in out and "Player 2" in out
+    assert not re.search(r"\b(P0|P1|seat 0|player 0)\b", out)

@@ -25,6 +25,8 @@ __all__ = [
     "render_result",
     "render_view",
     "seat_name",
+    "seat_names",
+    "seat_scores",
 ]
 
 QUIT_EXIT_CODE = 130
@@ -38,6 +40,16 @@ def seat_name(player: int | None) -> str:
     """How a seat is shown to people, as the engine names players in its log: seat 0
     (the first name in ``--agents``, zone key ``hand#0``) is "Player 1"."""
     return "-" if player is None else f"Player {player + 1}"
+
+
+def seat_names(players: list[int] | None) -> str:
+    """Several seats for people: "Player 1, Player 3", or "nobody"."""
+    return ", ".join(seat_name(p) for p in players or []) or "nobody"
+
+
+def seat_scores(scores: list | None) -> str:
+    """Scores by seat for people: "Player 1 31, Player 2 13"."""
+    return ", ".join(f"{seat_name(i)} {v}" for i, v in enumerate(scores or []))
 
 
 def _width() -> int:
@@ -259,7 +271,7 @@ class HumanAgent:
     def choose(self, state: Any, player: int) -> Any:
         actions = list(state.legal_actions(player))
         if not actions:
-            raise RuntimeError(f"player {player} has no legal action at this decision")
+            raise RuntimeError(f"{seat_name(player)} has no legal action at this decision")
         if self.hotseat:
             self._read(f"\n--- {seat_name(player)}'s decision: pass the terminal, then press Enter ---")
         self._print()

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from ..agents import agent_seed, make_agent
-from .play import seat_name
+from .play import seat_name, seat_names, seat_scores
 
 __all__ = [
     "LOG_FORMAT",
@@ -82,7 +82,7 @@ def _describe_error(exc: BaseException) -> str:
 
 
 def _no_action_message(player: int) -> str:
-    return f"player {player} has no legal action at this decision"
+    return f"{seat_name(player)} has no legal action at this decision"
 
 
 def next_player(state: Any) -> int:
@@ -268,7 +268,8 @@ def simulate(game: Any, players: int, games: int, seed: int = 0,
         wins = sum(1 / len(r.winners) for r in done if r.winners and seat in r.winners)
         scores = [r.scores[seat] for r in done if r.scores is not None and seat < len(r.scores)]
         summary.seats.append({
-            "seat": seat,
+            "seat": seat,  # 0-based, as in the Python API; "player" is how people read it
+            "player": seat_name(seat),
             "agent": agent_names[seat],
             "wins": round(float(wins), 3),
             "win_rate": round(wins / len(done), 4) if done else None,
@@ -303,8 +304,8 @@ def format_summary(summary: Summary) -> str:
         lines.append(f"decisions per game: mean {_num(d['mean'])}, min {d['min']}, max {d['max']}")
         if s.games == 1:
             rec = s.records[0]
-            lines.append(f"scores: {', '.join(f'{seat_name(i)} {v}' for i, v in enumerate(rec.scores or []))}")
-            lines.append(f"winners: {', '.join(seat_name(p) for p in rec.winners or []) or 'nobody'}")
+            lines.append(f"scores: {seat_scores(rec.scores)}")
+            lines.append(f"winners: {seat_names(rec.winners)}")
         else:
             header = f"{'player':<10} {'agent':<8} {'wins':>7} {'win rate':>9} {'score mean':>11} {'min':>6} {'max':>6}"
             lines.append(header)
@@ -532,11 +533,11 @@ def replay(log_path: str, game_path: str | None = None, house: list[str] | None 
     scores, winners = list(state.scores()), list(state.winners())
     want = log["result"]
     if scores == want["scores"] and winners == want["winners"]:
-        return ReplayResult(True, f"replayed {done} actions: scores {scores}, winners {winners} "
-                                  "(same as recorded)", done, scores, winners)
-    return ReplayResult(False, f"replayed {done} actions but the result differs: scores {scores}, "
-                               f"winners {winners}; recorded scores {want['scores']}, winners "
-                               f"{want['winners']}", done, scores, winners)
+        return ReplayResult(True, f"replayed {done} actions: scores {seat_scores(scores)}; winners "
+                                  f"{seat_names(winners)} (same as recorded)", done, scores, winners)
+    return ReplayResult(False, f"replayed {done} actions but the result differs: scores {seat_scores(scores)}; "
+                               f"winners {seat_names(winners)}; recorded scores {seat_scores(want['scores'])}; "
+                               f"winners {seat_names(want['winners'])}", done, scores, winners)
 
 
 # --------------------------------------------------------------------------- benchmarks
