@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 
 import interpreter
+from interpreter.tools.mutate import random_mutation
 from rulelang.diagnostics import RuleError
 from rulelang.nodes import Module, Pos
 from rulelang.parser import MAX_FILE_BYTES, _lark, parse_expr, parse_text
@@ -189,55 +190,12 @@ def test_grammar_generated_rule_files_many(body, frame):
 
 # ---- mutations of the real rule files -------------------------------------------------------
 
-TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*|[0-9]+|==|!=|<=|>=|\+=|-=|\n[ \t]*|[ \t]+|.',
-                   re.S)
-
-
-def _mutate(text: str, rng: random.Random, edits: int) -> str:
-    """Delete, duplicate, swap or replace tokens or lines (each edit picked at random)."""
-    for _ in range(edits):
-        how = rng.choice(["del token", "dup token", "swap tokens", "replace token", "del line",
-                          "dup line", "swap lines", "indent line", "dedent line", "cut"])
-        if "line" in how:
-            lines = text.split("\n")
-            i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
-            if how == "del line":
-                del lines[i]
-            elif how == "dup line":
-                lines.insert(i, lines[i])
-            elif how == "swap lines":
-                lines[i], lines[j] = lines[j], lines[i]
-            elif how == "indent line":
-                lines[i] = "    " + lines[i]
-            else:
-                lines[i] = lines[i][4:] if lines[i].startswith("    ") else lines[i].lstrip()
-            text = "\n".join(lines)
-        elif how == "cut":
-            text = text[: rng.randrange(len(text) + 1)]
-        else:
-            toks = [t for t in TOKEN.findall(text)]
-            if not toks:
-                continue
-            words = [k for k, t in enumerate(toks) if not t.isspace()] or [0]
-            i, j = rng.choice(words), rng.choice(words)
-            if how == "del token":
-                del toks[i]
-            elif how == "dup token":
-                toks.insert(i, toks[i] + " ")
-            elif how == "swap tokens":
-                toks[i], toks[j] = toks[j], toks[i]
-            else:
-                toks[i] = toks[j]
-            text = "".join(toks)
-    return text
-
-
 def _mutated_copy(game_dir: str, rng: random.Random, edits: int, folder: str) -> None:
     shutil.copytree(game_dir, folder, dirs_exist_ok=True)
     files = sorted(Path(folder).glob("*.rules"))
     for _ in range(rng.randint(1, 2)):
         f = rng.choice(files)
-        f.write_text(_mutate(f.read_text(encoding="utf-8"), rng, edits), encoding="utf-8")
+        f.write_text(random_mutation(f.read_text(encoding="utf-8"), rng, edits), encoding="utf-8")
 
 
 GAMES = [str(p) for p in game_dirs()]

@@ -256,15 +256,43 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     from .scenario import format_report, run_paths, scenario_files
 
-    missing = [p for p in args.paths if not os.path.exists(p)]
+    missing = [p for p in args.paths + args.check if not os.path.exists(p)]
     if missing:
         raise CommandError(f"no such file or folder: {', '.join(missing)}")
+    if args.mutate:
+        return cmd_mutate(args)
     if not scenario_files(args.paths):
         raise CommandError("no scenario files found (they end in .scenario)")
     start = time.perf_counter()
     results = run_paths(args.paths, args.house or None)
     print(format_report(results, time.perf_counter() - start))
     return 0 if all(r.passed for r in results) else 1
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    from .mutate import MutationError, format_mutation_report, run_mutation
+
+    files = [p for p in args.paths if p.endswith(".rules")]
+    paths = [p for p in args.paths if not p.endswith(".rules")]
+    if not files:
+        raise CommandError("--mutate needs the rule files to mutate (ending in .rules)")
+    show = sys.stderr.isatty()
+
+    def progress(k: int, n: int, result) -> None:
+        if show:
+            print(f"\rmutant {k}/{n}", end="" if k < n else "\n", file=sys.stderr, flush=True)
+
+    start = time.perf_counter()
+    try:
+        report = run_mutation(files, paths or None, checks=args.check, house=args.house or None,
+                              timeout=args.timeout, progress=progress)
+    except MutationError as err:
+        raise CommandError(str(err)) from None
+    print(format_mutation_report(report, time.perf_counter() - start))
+    if args.fail_under is not None and any(100 * report.kill_rate(f) < args.fail_under for f in files):
+        print(f"rulelang: a kill rate is under {args.fail_under:g}%", file=sys.stderr)
+        return 1
+    return 0
 
 
 VALIDATE_PARTS = ("static", "dynamic", "balance")
@@ -457,10 +485,23 @@ def build_parser() -> argparse.ArgumentParser:
     add_option_arg(p)
     p.set_defaults(run=lambda a: cmd_bench(a))
 
-    p = sub.add_parser("test", help="run scenario files (tests written in the rules' own terms)")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files, or folders searched for *.scenario")
+    p = sub.add_parser("test", help="run scenario files (tests written in the rules' own terms)",
+                       description="Run scenario files. With --mutate, give rule files (.rules) to mutate "
+                                   "one small change at a time, and optionally the scenario files or folders "
+                                   "to run against each mutant (default: the scenarios under each rule "
+                                   "file's folder); the mutants no scenario kills are listed.")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="scenario files, or folders searched for *.scenario (with --mutate, also the .rules files to mutate)")
     p.add_argument("--house", action="append", default=[], metavar="FILE",
                    help="a house-rule file applied on top of each scenario's game (repeatable)")
+    p.add_argument("--mutate", action="store_true",
+                   help="mutation testing: mutate the .rules files given and run the scenarios against each mutant")
+    p.add_argument("--check", action="append", default=[], metavar="FILE.py",
+                   help="with --mutate: a Python file whose check_*(game_dir) functions also run on each mutant")
+    p.add_argument("--fail-under", type=float, metavar="PCT",
+                   help="with --mutate: exit 1 when a file's kill rate is under PCT percent")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="with --mutate: seconds a mutant may run before it counts as killed (default 60)")
     p.set_defaults(run=lambda a: cmd_test(a))
 
     p = sub.add_parser("validate", help="find dead rules, check invariants over explored games, compare balance",
