@@ -218,7 +218,7 @@ def _check_helpers(toks: list[_Tok], owners: list[tuple[str, str]], elsewhere: s
 
 
 def mutants(text: str, elsewhere: str = "") -> list[Mutant]:
-    """Every small mutant of a rule file's text, each once (identical texts are merged), in
+    """Every small mutant of a rule file's text, each once (mutants that give the same text count once), in
     the order of the file. `elsewhere`: the text of the game's other files, to tell the
     defines only invariants use (not mutated, like the invariants) from the others."""
     toks = _tokens(text)
