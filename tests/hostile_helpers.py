@@ -5,15 +5,13 @@ own errors, never in another exception.
 
 from __future__ import annotations
 
-import contextlib
 import random
-import signal
-import threading
 from functools import cache
 from pathlib import Path
 
 import interpreter
 from interpreter import IllegalAction, SaveError
+from interpreter.tools.mutate import time_limit
 from rulelang.diagnostics import RuleError, RuleRuntimeError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,24 +28,9 @@ class Hang(BaseException):
     the engine can swallow it)."""
 
 
-@contextlib.contextmanager
 def no_hang(seconds: float):
     """Fail with Hang if the block runs longer than `seconds` (POSIX main thread only)."""
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable:
-        yield
-        return
-
-    def ring(signum, frame):
-        raise Hang(f"still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    return time_limit(seconds, lambda: Hang(f"still running after {seconds} s"))
 
 
 def game_dirs() -> list[Path]:

@@ -551,7 +551,7 @@ def test_a_roundabout_before_the_house_only_where_a_number_still_fits():
     assert labels(s) == ["house 6"]
     pick(s, "house 6")
     assert var(s, "roundabout_at", 0) == flags(15)
-    pick(s, "1 with pool_manufacturer")
+    pick(s, "1 with Pool Manufacturer")
     pick(s, "top street")
     pick(s, "house 1")
     assert var(s, "houses", 0)[0] == 1
@@ -565,7 +565,7 @@ def test_a_roundabout_after_the_house():
     place_offer(s, [("1 Surveyor", "3 Pool Manufacturer"), ("5 Surveyor", "1 Landscaper"), ("8 Surveyor", "4 Bis")])
     s.run_procedure("play_turn", 0, active=0)
     pick(s, "Skip")  # no roundabout before
-    pick(s, "1 with pool_manufacturer")
+    pick(s, "1 with Pool Manufacturer")
     pick(s, "top street")
     pick(s, "house 1")
     assert s.view(0)["decision"]["prompt"] == "Build a roundabout? (after your house)"
