@@ -5,20 +5,28 @@ Every agent has one method, ``choose(state, player) -> Action``, and must return
 caller applies the returned action. Each computer agent owns its own seeded
 ``random.Random``, so the same seed and the same game give the same choices.
 
+Agents judge a game by its result, never by the raw score: ``state.results()``,
+``state.returns()`` and ``state.standing(player)`` (defined once, in the engine, from the
+game's ``winners:`` rule and its scores), so they play to win even where the lowest score wins.
+
 ``HumanAgent`` (a person at the terminal) lives in :mod:`interpreter.tools.play`;
-:func:`make_agent` builds any of them by name.
+:func:`make_agent` builds any of them by name, with parameters for the search agents
+(``mcts:iterations=400``, ``mcts:ms=50``).
 """
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from typing import Any, Protocol
 
 from .engine.budget import MAX_STEPS_PER_AGENT, Budget
 
-__all__ = ["AGENT_NAMES", "Agent", "GreedyAgent", "RandomAgent", "agent_seed", "make_agent"]
+__all__ = ["AGENT_NAMES", "Agent", "GreedyAgent", "MCTSAgent", "RandomAgent", "agent_seed", "make_agent",
+           "parse_agent_spec"]
 
-AGENT_NAMES = ("random", "greedy", "human")
+AGENT_NAMES = ("random", "greedy", "mcts", "human")
 
 
 class Agent(Protocol):
@@ -50,9 +58,10 @@ class RandomAgent:
 
 class GreedyAgent:
     """One-step lookahead: tries every legal action on a clone of the state and keeps
-    the one after which the player's score (``state.scores()[player]``) is highest.
-    Ties are broken by its seeded generator. An action that fails on the clone
-    ranks last."""
+    the one after which the player stands best (``state.standing(player)``: its share of
+    the win if the game ended then, then its score margin the way the game's result
+    rewards it). Ties are broken by its seeded generator. An action that fails on the
+    clone ranks last."""
 
     name = "greedy"
 
@@ -65,9 +74,9 @@ class GreedyAgent:
             trial = state.clone(budget) if budget is not None else state.clone()
             if budget is not None:
                 trial.apply(action, budget)
-                return trial.scores(budget)[player]
+                return trial.standing(player, budget)
             trial.apply(action)
-            return trial.scores()[player]
+            return trial.standing(player)
         except Exception:  # a failing action is simply the worst choice
             return float("-inf")
 
@@ -93,20 +102,192 @@ class GreedyAgent:
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
 
+def _key(value: Any) -> tuple[str, Any]:
+    """An action's identity across determinisations: its value, with True kept apart from 1."""
+    return (type(value).__name__, value)
+
+
+class _Node:
+    """One decision reached by a sequence of choices, shared by every determinisation that
+    reaches it: the statistics of each choice tried there, keyed by the choice's value."""
+
+    __slots__ = ("children", "visits", "available", "totals")
+
+    def __init__(self) -> None:
+        self.children: dict[tuple[str, Any], _Node] = {}
+        self.visits = 0
+        self.available = 0  # how often this choice was legal when its parent was visited
+        self.totals: list[float] = []  # summed reward, per player
+
+
+class MCTSAgent:
+    """Monte Carlo tree search: UCT with random rollouts over clones of the state.
+
+    Each iteration takes a *determinisation* of the state: with ``state.resample(player,
+    seed)`` when the engine offers it, a game the seat cannot tell apart from the real one
+    (hidden cards dealt again, the generator reseeded), otherwise a clone. The tree is keyed
+    by the values of the choices, and a choice is only scored among the iterations in which
+    it was legal (single-observer information-set MCTS), so hidden information never leaks
+    into its decisions through the tree. Selection maximises, for the player deciding at a
+    node, their mean result plus ``exploration * sqrt(ln(available) / visits)``; results
+    are each player's share of the win (``state.results()``); a rollout cut short by
+    ``rollout_depth`` is scored with ``state.standing``. At a decision taken at the same time
+    by several players, the tree orders them by seat.
+
+    The budget is ``iterations`` (default 200) or ``milliseconds`` of thinking per decision
+    (a time budget makes its choices depend on the machine's speed; iterations do not).
+    """
+
+    name = "mcts"
+
+    def __init__(self, seed: int | None = None, iterations: int | None = None, milliseconds: float | None = None,
+                 exploration: float = 1.4, rollout_depth: int | None = None) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations is a whole number from 1")
+        if milliseconds is not None and milliseconds <= 0:
+            raise ValueError("milliseconds is a positive number")
+        if rollout_depth is not None and rollout_depth < 0:
+            raise ValueError("rollout_depth is a whole number from 0")
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.iterations = iterations if iterations is not None or milliseconds is not None else 200
+        self.milliseconds = milliseconds
+        self.exploration = exploration
+        self.rollout_depth = rollout_depth
+
+    def choose(self, state: Any, player: int) -> Any:
+        actions = _legal(state, player)
+        if len(actions) == 1:
+            return actions[0]
+        root = _Node()
+        deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1000
+        done = 0
+        while (self.iterations is None or done < self.iterations) and (
+                deadline is None or time.perf_counter() < deadline or done == 0):
+            # Each iteration pays for its work from a budget of its own; a rollout that runs out
+            # of it is scored where it stopped, like one cut short by `rollout_depth`.
+            budget = Budget(MAX_STEPS_PER_AGENT, "for one iteration of the MCTS agent's search")
+            self._iterate(root, self._determinise(state, player, budget), player, budget)
+            done += 1
+        legal = {_key(a.value): a for a in actions}
+        visits = {k: root.children[k].visits if k in root.children else -1 for k in legal}
+        most = max(visits.values())
+        best = [k for k in legal if visits[k] == most]  # the most visited; ties by the generator
+        return legal[best[0] if len(best) == 1 else self.rng.choice(best)]
+
+    def _determinise(self, state: Any, player: int, budget: Budget) -> Any:
+        resample = getattr(state, "resample", None)
+        if resample is not None:
+            return resample(player, self.rng.getrandbits(63))
+        return state.clone(budget)
+
+    def _mover(self, state: Any, root_player: int, at_root: bool) -> int:
+        players = state.decision.players
+        return root_player if at_root and root_player in players else players[0]
+
+    def _iterate(self, root: _Node, state: Any, player: int, budget: Budget) -> None:
+        path = [root]
+        node = root
+        n_players = state.num_players
+        try:
+            # Selection and expansion: follow the tree while every legal choice has been tried.
+            while not state.is_over:
+                mover = self._mover(state, player, node is root)
+                actions = state.legal_actions(mover)
+                keys = [_key(a.value) for a in actions]
+                for k in keys:
+                    child = node.children.get(k)
+                    if child is not None:
+                        child.available += 1
+                untried = [i for i, k in enumerate(keys) if k not in node.children]
+                if untried:
+                    i = self.rng.choice(untried)
+                    child = _Node()
+                    child.available = 1
+                    node.children[keys[i]] = child
+                    state.apply(actions[i], budget)
+                    path.append(child)
+                    break
+                best_i, best_value = 0, -math.inf
+                for i, k in enumerate(keys):
+                    child = node.children[k]
+                    mean = child.totals[mover] / child.visits if child.visits else 0.0
+                    value = mean + self.exploration * math.sqrt(math.log(child.available) / max(child.visits, 1))
+                    if value > best_value:
+                        best_i, best_value = i, value
+                node = node.children[keys[best_i]]
+                state.apply(actions[best_i], budget)
+                path.append(node)
+            rewards = self._rollout(state, budget)
+        except Exception:  # out of budget (scored where it stopped), or a choice the rules cannot carry out
+            try:
+                rewards = [state.standing(p) for p in range(n_players)] if budget.left <= 0 else [0.0] * n_players
+            except Exception:
+                rewards = [0.0] * n_players
+        for visited in path:
+            visited.visits += 1
+            if not visited.totals:
+                visited.totals = [0.0] * n_players
+            for p in range(n_players):
+                visited.totals[p] += rewards[p]
+
+    def _rollout(self, state: Any, budget: Budget) -> list[float]:
+        depth = 0
+        while not state.is_over:
+            if self.rollout_depth is not None and depth >= self.rollout_depth:
+                return [state.standing(p, budget) for p in range(state.num_players)]
+            actions = state.legal_actions(state.decision.players[0])
+            state.apply(self.rng.choice(actions), budget)
+            depth += 1
+        return state.results(budget)
+
+
 def agent_seed(game_seed: int, seat: int) -> int:
     """The seed an agent in ``seat`` gets for a game with ``game_seed``: distinct per
     seat, stable across runs and machines."""
     return (game_seed * 1_000_003 + seat * 7_919 + 1) % (2**63)
 
 
+_MCTS_PARAMS = {"iterations": int, "ms": float, "milliseconds": float, "exploration": float,
+                "rollout_depth": int, "depth": int}
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mcts:iterations=400,exploration=1"`` -> ``("mcts", {"iterations": 400, "exploration": 1.0})``.
+
+    Parameters follow a colon as ``name=value`` pairs, separated by commas or colons. Raises
+    ValueError, saying why, for an unknown agent, parameter or value."""
+    name, _, rest = spec.strip().lower().partition(":")
+    if name not in AGENT_NAMES:
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_NAMES)}")
+    params: dict[str, Any] = {}
+    for item in (x for x in rest.replace(":", ",").split(",") if x.strip()):
+        key, eq, value = (part.strip() for part in item.partition("="))
+        known = _MCTS_PARAMS if name == "mcts" else {}
+        if key not in known or not eq:
+            hint = f"; {name} takes {', '.join(known)}" if known else f"; {name} takes no parameters"
+            raise ValueError(f"agent {name}: unknown parameter {item.strip()!r}{hint}")
+        try:
+            number = known[key](value)
+        except ValueError:
+            raise ValueError(f"agent {name}: {key} is a number, not {value!r}") from None
+        if not number > 0 and not (key in ("rollout_depth", "depth") and number == 0):
+            raise ValueError(f"agent {name}: {key} must be positive, not {value}")
+        params[{"ms": "milliseconds", "depth": "rollout_depth"}.get(key, key)] = number
+    return name, params
+
+
 def make_agent(name: str, seed: int | None = None, **kwargs: Any) -> Any:
-    """Build an agent by name: ``random``, ``greedy`` or ``human``. Extra keyword
-    arguments go to :class:`interpreter.tools.play.HumanAgent` (``input``, ``output``)."""
-    key = name.strip().lower()
+    """Build an agent by name: ``random``, ``greedy``, ``mcts`` (with parameters, as in
+    ``mcts:iterations=400`` or ``mcts:ms=50``) or ``human``. Extra keyword arguments go to
+    :class:`interpreter.tools.play.HumanAgent` (``input``, ``output``)."""
+    key, params = parse_agent_spec(name)
     if key == "random":
         return RandomAgent(seed)
     if key == "greedy":
         return GreedyAgent(seed)
+    if key == "mcts":
+        return MCTSAgent(seed, **params)
     if key == "human":
         from .tools.play import HumanAgent
 

@@ -506,19 +506,68 @@ class State:
         budget = budget if budget is not None else Budget()
         return [sum(self.score_breakdown(p, budget).values()) for p in range(self.s.num_players)]
 
-    def winners(self) -> list[int]:
+    def winners(self, budget: Budget | None = None) -> list[int]:
         """The winning players: the game's `winners:` rule, else the highest score after tiebreaks.
 
         Empty when nobody wins (a solo game lost, an automated opponent winning)."""
         g = self.game.compiled
-        m = self._machine()
+        budget = budget if budget is not None else Budget()
+        m = self._machine(budget)
         if g.winners is not None:
             chosen = g.winners(m, {})
             return sorted({p for p in chosen if isinstance(p, int) and 0 <= p < self.s.num_players})
-        scores = self.scores()
+        scores = self.scores(budget)
         keys = [(scores[p], *(f(m, p) for f in g.tiebreaks)) for p in range(self.s.num_players)]
         best = max(keys)
         return [p for p, k in enumerate(keys) if k == best]
+
+    # ---- results and utilities: the one definition every agent and adapter uses
+    def results(self, budget: Budget | None = None) -> list[float]:
+        """Each player's share of the win: 1/k for each of k winners, 0 for everyone else.
+
+        All zeros when nobody wins. Mid-game it is the result if the game ended now."""
+        winners = self.winners(budget)
+        return [1 / len(winners) if p in winners else 0.0 for p in range(self.s.num_players)]
+
+    def returns(self, utility: str = "win", budget: Budget | None = None) -> list[float]:
+        """What the game is worth to each player, from its result (see docs/agents.md).
+
+        ``win`` (the default): ``k * share - 1`` with ``k = max(players, 2)``; a sole winner of a
+        two-player game gets +1, the loser -1, a draw 0; with more players a sole winner gets
+        ``players - 1`` and the others -1, so the returns add up to 0 whenever somebody wins; when
+        nobody wins (a solo game lost) everybody gets -1.
+        ``score``: each player's score minus the mean score (zero-sum, and right only for games
+        where the higher score is better).
+        """
+        if utility == "win":
+            k = max(self.s.num_players, 2)
+            return [k * share - 1 for share in self.results(budget)]
+        if utility == "score":
+            scores = self.scores(budget)
+            mean = sum(scores) / len(scores)
+            return [score - mean for score in scores]
+        raise ValueError(f"utility is `win` or `score`, not {utility!r}")
+
+    def standing(self, player: int, budget: Budget | None = None) -> float:
+        """How well a player stands now, from 0 to 1: a heuristic for agents that cannot search.
+
+        Half is the player's share of the win if the game ended now; half is the score margin over
+        the best rival, squashed into 0..1 and pointed the way the game's result rewards: when the
+        present winners have lower scores than the rest (a lowest-score-wins game), a lower score
+        counts as better. The work is paid from ``budget`` if given."""
+        budget = budget if budget is not None else Budget()
+        scores = self.scores(budget)
+        results = self.results(budget)
+        winners = [p for p, r in enumerate(results) if r > 0]
+        others = [p for p in range(self.s.num_players) if p not in winners]
+        direction = 1
+        if winners and others:
+            winning = sum(scores[p] for p in winners) / len(winners)
+            losing = sum(scores[p] for p in others) / len(others)
+            direction = -1 if winning < losing else 1
+        rivals = [direction * scores[q] for q in range(self.s.num_players) if q != player]
+        margin = direction * scores[player] - (max(rivals) if rivals else 0)
+        return 0.5 * results[player] + 0.25 + 0.25 * margin / (1 + abs(margin))
 
     def check_invariants(self) -> list[str]:
         """The texts of the game's declared invariants that do not hold now."""

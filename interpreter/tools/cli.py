@@ -23,7 +23,7 @@ import time
 import traceback
 from typing import Any
 
-from ..agents import AGENT_NAMES, agent_seed, make_agent
+from ..agents import AGENT_NAMES, agent_seed, make_agent, parse_agent_spec
 from .play import QUIT_EXIT_CODE, HumanAgent, QuitGame, format_log_entry, render_result, seat_name
 from .simulate import (
     LogError,
@@ -79,12 +79,22 @@ def _seconds(text: str) -> float:
 
 
 def _agent_list(text: str) -> list[str]:
-    names = [n.strip().lower() for n in text.split(",") if n.strip()]
-    bad = [n for n in names if n not in AGENT_NAMES]
-    if not names or bad:
-        what = f"unknown agent {bad[0]!r}" if bad else "no agent named"
+    """Agents, one per seat, comma-separated; an agent's parameters follow a colon
+    (``mcts:iterations=400,random`` or ``mcts:iterations=400:exploration=1``)."""
+    names: list[str] = []
+    for part in (n.strip().lower() for n in text.split(",") if n.strip()):
+        if names and "=" in part and ":" not in part:
+            names[-1] += ":" + part  # another parameter of the agent before
+        else:
+            names.append(part)
+    if not names:
         raise argparse.ArgumentTypeError(
-            f"{what}; choose from {', '.join(AGENT_NAMES)} (comma-separated, one per seat)")
+            f"no agent named; choose from {', '.join(AGENT_NAMES)} (comma-separated, one per seat)")
+    for name in names:
+        try:
+            parse_agent_spec(name)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(f"{err} (comma-separated, one per seat)") from None
     return names
 
 
@@ -230,7 +240,7 @@ def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     _check_players(game, args.players)
     names = _seat_agents(args.agents, args.players, ["random"] * args.players, parser)
     if "human" in names:
-        parser.error("simulate runs without people: use random or greedy agents")
+        parser.error("simulate runs without people: use random, greedy or mcts agents")
     progress = None if args.json else Progress(args.games, label="games")
     summary = simulate(game, args.players, args.games, seed=args.seed, agent_names=names,
                        progress=progress, save_logs=args.save_logs, game_path=args.path)
@@ -312,7 +322,7 @@ def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     _check_players(game, players)
     agents = _seat_agents(args.agents, players, [], parser) or None
     if agents and "human" in agents:
-        parser.error("validate runs without people: use random or greedy agents")
+        parser.error("validate runs without people: use random, greedy or mcts agents")
     seeds = range(args.seed, args.seed + args.games)
     name = game.name + (f" with {', '.join(os.path.basename(h) for h in house)}" if house else "")
     print(f"Validating {name}: {players} player{'s' if players != 1 else ''}")
@@ -450,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=_positive_int, required=True, metavar="N")
     p.add_argument("--seed", type=int, metavar="S", help="random seed (default: a fresh one, printed)")
     p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
-                   help="one agent per seat from human, random, greedy (default: human,random,...)")
+                   help="one agent per seat from human, random, greedy, mcts[:iterations=N|ms=N] (default: human,random,...)")
     p.add_argument("--save-log", metavar="FILE", help="write the game log to FILE when the game stops")
     add_house_arg(p)
     add_option_arg(p)
@@ -462,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=_positive_int, required=True, metavar="K")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first game; game i uses S+i")
     p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
-                   help="one agent per seat from random, greedy (default: random everywhere)")
+                   help="one agent per seat from random, greedy, mcts[:iterations=N|ms=N] (default: random everywhere)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON (and no progress bar)")
     p.add_argument("--save-logs", metavar="DIR", help="write one game log per game into DIR")
     add_house_arg(p)
