@@ -221,7 +221,7 @@ class MCTSAgent:
             rewards = self._rollout(state, budget)
         except Exception:  # out of budget (scored where it stopped), or a choice the rules cannot carry out
             try:
-                rewards = [state.standing(p) for p in range(n_players)] if budget.left <= 0 else [0.0] * n_players
+                rewards = state.standings() if budget.left <= 0 else [0.0] * n_players
             except Exception:
                 rewards = [0.0] * n_players
         for visited in path:
@@ -235,7 +235,7 @@ class MCTSAgent:
         depth = 0
         while not state.is_over:
             if self.rollout_depth is not None and depth >= self.rollout_depth:
-                return [state.standing(p, budget) for p in range(state.num_players)]
+                return state.standings(budget)
             actions = state.legal_actions(state.decision.players[0])
             state.apply(self.rng.choice(actions), budget)
             depth += 1

@@ -158,3 +158,65 @@ def test_simultaneous_decisions_are_one_joint_action():
     while state.is_simultaneous_node():  # each part may go on with further choices
         state.apply_actions([(state.legal_actions(p) or [0])[0] for p in range(2)])
     assert f"Player 2: {label}" in [e.text for e in state.rules_state.log]
+
+
+# ---- Kuhn poker in rule files (explicit chance, hidden cards) ---------------------------------
+
+KUHN = ROOT / "examples" / "games" / "kuhn_poker"
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    if not (KUHN / "game.rules").exists():
+        pytest.skip("needs examples/games/kuhn_poker (issue 12)")
+    game = load_game(str(KUHN), players=2, utility="score")
+    if game.get_type().chance_mode != pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC:
+        pytest.skip("needs explicit chance from the engine (issue 12)")
+    return game
+
+
+def test_kuhn_poker_matches_openspiels_node_by_node(kuhn):
+    """Chance outcomes and their odds, the player to move, legal actions, and the chips won at
+    the end, at every node of both games' trees."""
+    theirs_game = pyspiel.load_game("kuhn_poker")
+    stack = [(kuhn.new_initial_state(), theirs_game.new_initial_state())]
+    nodes = 0
+    while stack:
+        ours, theirs = stack.pop()
+        nodes += 1
+        where = theirs.history_str()
+        assert ours.is_terminal() == theirs.is_terminal(), where
+        if theirs.is_terminal():
+            assert ours.returns() == pytest.approx(theirs.returns()), where
+            continue
+        assert ours.current_player() == theirs.current_player(), where
+        if theirs.is_chance_node():
+            mine, expected = zip(*ours.chance_outcomes()), zip(*theirs.chance_outcomes())
+            (mine_ids, mine_odds), (ids, odds) = mine, expected
+            assert mine_ids == ids and mine_odds == pytest.approx(odds), where
+        assert ours.legal_actions() == theirs.legal_actions(), where
+        for action in theirs.legal_actions():
+            stack.append((ours.child(action), theirs.child(action)))
+    assert nodes == 58
+
+
+def test_kuhn_poker_information_states_hide_the_other_card(kuhn):
+    """Player 1 holding the Jack cannot tell whether Player 2 holds the Queen or the King."""
+    queen, king = kuhn.new_initial_state(), kuhn.new_initial_state()
+    for state, second in ((queen, 1), (king, 2)):
+        state.apply_action(0)  # the Jack to Player 1
+        state.apply_action(second)
+    assert queen.information_state_string(0) == king.information_state_string(0)
+    assert queen.observation_tensor(0) == king.observation_tensor(0)
+    assert queen.information_state_string(1) != king.information_state_string(1)
+
+
+def test_cfr_on_kuhn_poker_converges_to_minus_one_eighteenth(kuhn):
+    from open_spiel.python.algorithms import cfr, expected_game_score
+
+    solver = cfr.CFRPlusSolver(kuhn)
+    for _ in range(60):
+        solver.evaluate_and_update_policy()
+    value = expected_game_score.policy_value(kuhn.new_initial_state(), [solver.average_policy()] * 2)
+    assert value[0] == pytest.approx(-1 / 18, abs=0.002)
+    assert value[1] == pytest.approx(1 / 18, abs=0.002)

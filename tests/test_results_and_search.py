@@ -170,3 +170,27 @@ def test_cli_agent_lists_keep_parameters_with_their_agent():
     assert _agent_list("mcts:iterations=400,exploration=1,random") == ["mcts:iterations=400:exploration=1", "random"]
     with pytest.raises(argparse.ArgumentTypeError, match="unknown parameter"):
         _agent_list("mcts:iters=4")
+
+
+def test_mcts_choices_do_not_depend_on_what_its_seat_cannot_see():
+    """Information-set MCTS: swap a card of another player's hidden hand with one of the hidden
+    deck; the searching seat cannot tell the two games apart, so it chooses the same."""
+    game = interpreter.load(str(ROOT / "games" / "off_plan"))
+    state = game.new_game(players=3, seed=5)
+    if not hasattr(state, "resample"):
+        pytest.skip("needs state.resample from the engine (issue 12)")
+    agents = [RandomAgent(1)] * 3
+    while len(state.legal_actions(state.decision.players[0])) < 2:
+        state.apply(agents[0].choose(state, state.decision.players[0]))
+    me = state.decision.players[0]
+    other = (me + 1) % 3
+    swapped = state.clone()
+    held, hidden = swapped.s.zones[f"hand#{other}"][0], swapped.s.zones["room_deck"][0]
+    assert game.card_name(held) != game.card_name(hidden)
+    swapped.place(held, "room_deck", 0)
+    swapped.place(hidden, f"hand#{other}", 0)
+    assert state.information_state(me) == swapped.information_state(me)
+    for seed in range(3):
+        first = MCTSAgent(seed, iterations=30, rollout_depth=6).choose(state, me)
+        second = MCTSAgent(seed, iterations=30, rollout_depth=6).choose(swapped, me)
+        assert first.value == second.value

@@ -555,19 +555,27 @@ class State:
         the best rival, squashed into 0..1 and pointed the way the game's result rewards: when the
         present winners have lower scores than the rest (a lowest-score-wins game), a lower score
         counts as better. The work is paid from ``budget`` if given."""
+        return self.standings(budget)[player]
+
+    def standings(self, budget: Budget | None = None) -> list[float]:
+        """``standing`` of every player, worked out together."""
         budget = budget if budget is not None else Budget()
         scores = self.scores(budget)
         results = self.results(budget)
+        n = self.s.num_players
         winners = [p for p, r in enumerate(results) if r > 0]
-        others = [p for p in range(self.s.num_players) if p not in winners]
+        others = [p for p in range(n) if p not in winners]
         direction = 1
         if winners and others:
             winning = sum(scores[p] for p in winners) / len(winners)
             losing = sum(scores[p] for p in others) / len(others)
             direction = -1 if winning < losing else 1
-        rivals = [direction * scores[q] for q in range(self.s.num_players) if q != player]
-        margin = direction * scores[player] - (max(rivals) if rivals else 0)
-        return 0.5 * results[player] + 0.25 + 0.25 * margin / (1 + abs(margin))
+        out = []
+        for player in range(n):
+            rivals = [direction * scores[q] for q in range(n) if q != player]
+            margin = direction * scores[player] - (max(rivals) if rivals else 0)
+            out.append(0.5 * results[player] + 0.25 + 0.25 * margin / (1 + abs(margin)))
+        return out
 
     def check_invariants(self) -> list[str]:
         """The texts of the game's declared invariants that do not hold now."""
