@@ -35,6 +35,9 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def summarise(lines: list[dict]) -> str:
+    # A run restarted over seeds it had played replays the same games: count each once.
+    unique = {(line["seed"], tuple(line["agents"])): line for line in lines}
+    lines = list(unique.values())
     names: list[str] = []
     for line in lines:
         names += [a for a in line["agents"] if a not in names]

@@ -141,7 +141,7 @@ class MCTSAgent:
     name = "mcts"
 
     def __init__(self, seed: int | None = None, iterations: int | None = None, milliseconds: float | None = None,
-                 exploration: float = 1.4, rollout_depth: int | None = None) -> None:
+                 exploration: float = 1.0, rollout_depth: int | None = None) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations is a whole number from 1")
         if milliseconds is not None and milliseconds <= 0:

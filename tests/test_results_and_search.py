@@ -91,7 +91,7 @@ def test_standing_follows_the_winners_rule_not_the_score():
 class ScoreMaximiser(GreedyAgent):
     """What greedy used to be: the highest own score after the action, whatever wins."""
 
-    def evaluate(self, state, player, action):
+    def evaluate(self, state, player, action, budget=None):
         trial = state.clone()
         trial.apply(action)
         return trial.scores()[player]
@@ -102,6 +102,7 @@ def test_greedy_plays_to_win_where_the_lowest_score_wins():
 
     def win_rate(first_seat) -> float:
         summary = simulate(game, 3, 100, seed=0, agent_names=[first_seat, RandomAgent(2), RandomAgent(3)])
+        assert summary.to_dict()["errors"] == []
         return summary.to_dict()["seats"][0]["win_rate"]
 
     greedy, maximiser = win_rate(GreedyAgent(1)), win_rate(ScoreMaximiser(1))
