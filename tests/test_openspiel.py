@@ -191,7 +191,7 @@ def test_kuhn_poker_matches_openspiels_node_by_node(kuhn):
             continue
         assert ours.current_player() == theirs.current_player(), where
         if theirs.is_chance_node():
-            mine, expected = zip(*ours.chance_outcomes()), zip(*theirs.chance_outcomes())
+            mine, expected = zip(*ours.chance_outcomes(), strict=True), zip(*theirs.chance_outcomes(), strict=True)
             (mine_ids, mine_odds), (ids, odds) = mine, expected
             assert mine_ids == ids and mine_odds == pytest.approx(odds), where
         assert ours.legal_actions() == theirs.legal_actions(), where
