@@ -103,6 +103,21 @@ def test_action_ids_are_stable_and_refuse_what_has_no_id():
     assert wider.id_of(19) == 19 and wider.id_of(None) == 20
 
 
+def test_zones_offered_as_options_have_ids_after_everything_else():
+    game = interpreter.load(str(ROOT / "examples" / "games" / "expeditions"))
+    ids = ActionIds.for_game(game)
+    first_zone = ids.int_count + len(ids.members) + 3 + ids.negative_count
+    assert ids.id_of("box") == first_zone
+    assert ids.value_of(ids.id_of("discard[red]")) == "discard[red]"
+    assert ids.value_of(ids.id_of("expedition[red]#1")) == "expedition[red]#1"
+    assert ids.size == first_zone + len(ids.zones)
+    state = game.new_game(2, seed=3)
+    while not any(isinstance(a.value, str) for a in state.legal_actions()):
+        state.apply(state.legal_actions()[-1])
+    offered = [ids.id_of(a.value) for a in state.legal_actions()]
+    assert ids.id_of("deck") in offered and all(i >= first_zone for i in offered)
+
+
 def test_observation_tensor_has_one_size_and_shows_the_board(ttt):
     state = ttt.new_initial_state()
     size = len(state.observation_tensor(0))

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Observation")
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [("games/off_plan", 3), ("games/welcome_to", 2), ("games/plunderbund", 2),
-         ("examples/games/tic_tac_toe", 2)]
+         ("examples/games/tic_tac_toe", 2), ("examples/games/expeditions", 2)]
 
 
 @pytest.mark.parametrize(("path", "players"), GAMES)

@@ -8,7 +8,10 @@ Action ids, for a game with ``M`` whole-number ids and enum members ``e_0 .. e_{
   range, the index of a menu option);
 * ``M .. M+E-1``: the enum members, in the order the rule files declare them;
 * ``M+E``: skip (``may choose`` taken as none), ``M+E+1``: no, ``M+E+2``: yes (``may``);
-* ``M+E+3 .. M+E+2+K``: the negative whole numbers -1 .. -K.
+* ``M+E+3 .. M+E+2+K``: the negative whole numbers -1 .. -K;
+* ``M+E+3+K ..``: the zones, for choices whose options are zones (``choose pile in [deck, discard[c]]``),
+  by their state keys in declaration order (``box`` first; per-player zones seat by seat up to the
+  most players the game allows).
 
 ``M`` is the largest of the number of cards, the most players, the longest menu and one more
 than the largest whole number written in the rule files; ``int_actions`` overrides it. ``K``
@@ -78,6 +81,16 @@ def _menu_sizes(game: Game) -> list[int]:
             if type(op).__name__ == "_MenuOp"]
 
 
+def zone_keys(game: Game, players: int | None = None) -> list[str]:
+    """Every zone's state key (``box``, ``deck``, ``hand#2``, ``expedition[red]#0``), in declaration
+    order, per-player zones seat by seat for ``players`` (the most the game allows if not given)."""
+    n = game.max_players if players is None else players
+    keys = ["box"]
+    for name, (per_player, _) in game.compiled.zone_decls.items():
+        keys += [f"{name}#{p}" for p in range(n)] if per_player else [name]
+    return keys
+
+
 @attrs.define
 class ActionIds:
     """The stable numbering of a game's choice values (see the module's doc)."""
@@ -85,6 +98,7 @@ class ActionIds:
     int_count: int
     members: list[str]
     negative_count: int = 0
+    zones: list[str] = attrs.Factory(list)
 
     @classmethod
     def for_game(cls, game: Game, int_actions: int | None = None, negative_actions: int | None = None) -> ActionIds:
@@ -100,10 +114,14 @@ class ActionIds:
         if int_actions < 1 or negative_actions < 0:
             raise EncodingError(f"int_actions is a whole number from 1 and negative_actions one from 0, "
                                 f"not {int_actions} and {negative_actions}")
-        return cls(int_actions, members, negative_actions)
+        return cls(int_actions, members, negative_actions, zone_keys(game))
 
     @property
     def size(self) -> int:
+        return self.int_count + len(self.members) + 3 + self.negative_count + len(self.zones)
+
+    @property
+    def _first_zone(self) -> int:
         return self.int_count + len(self.members) + 3 + self.negative_count
 
     def id_of(self, value: Any) -> int:
@@ -121,7 +139,10 @@ class ActionIds:
                                 "negative_actions to widen them)")
         if isinstance(value, str) and value in self.members:
             return self.int_count + self.members.index(value)
-        raise EncodingError(f"the choice value {value!r} has no action id")
+        if isinstance(value, str) and value in self.zones:
+            return self._first_zone + self.zones.index(value)
+        raise EncodingError(f"the choice value {value!r} has no action id (ids are given to whole numbers, "
+                            "cards, players, enum members, zones, yes/no and skip)")
 
     def value_of(self, action_id: int) -> Any:
         if 0 <= action_id < self.int_count:
@@ -132,6 +153,8 @@ class ActionIds:
         k -= len(self.members)
         if 3 <= k < 3 + self.negative_count:
             return 2 - k
+        if 0 <= action_id - self._first_zone < len(self.zones):
+            return self.zones[action_id - self._first_zone]
         return {0: None, 1: False, 2: True}.get(k, ("no such action", action_id))
 
     def describe(self, action_id: int) -> str:
