@@ -19,6 +19,7 @@ How a block is checked (docs/language.md, "How examples are checked", says the s
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 from pathlib import Path
@@ -98,6 +99,13 @@ def _is_excerpt(block: str, text: str) -> str | None:
     return None
 
 
+@functools.cache
+def _load(path: str) -> tuple[tuple, dict]:
+    """A game's parsed files, read once for all the blocks that use it."""
+    modules, sources = load_sources(path)
+    return tuple(modules), sources
+
+
 def _game_folder(file: Path) -> Path:
     """The game a file of a game belongs to: the nearest folder upwards with a game.rules."""
     for folder in file.parents:
@@ -114,11 +122,11 @@ def check_excerpt(where: str, block: str, named: str) -> None:
     module = _module(block, where)
     extends = [d for d in module.decls if isinstance(d, n.Extends)]
     if extends:
-        base, sources = load_sources(entry_file(str(file.parent / extends[0].path)))
+        base, sources = _load(entry_file(str(file.parent / extends[0].path)))
         rest = n.Module(module.path, tuple(d for d in module.decls if not isinstance(d, n.Extends)), ())
-        check(base + [rest], {**sources, where: block})
+        check([*base, rest], {**sources, where: block})
     else:
-        base, sources = load_sources(str(_game_folder(file)))
+        base, sources = _load(str(_game_folder(file)))
         check(_overlay(list(base), module), {**sources, where: block})
 
 
