@@ -139,9 +139,12 @@ def _independent_of_players(g: CompiledGame, cond) -> bool:
     return len(answers) == 1
 
 
-def load(path: str, options: dict | None = None, house: list[str] | None = None) -> Game:
+def load(path: str, options: dict | None = None, house: list[str] | None = None,
+         backend: str = "codegen") -> Game:
     """Parse, check and compile a game (a folder with game.rules, or one rule file).
 
+    ``backend``: "codegen" (expressions as generated Python, the default) or "reference"
+    (the closure evaluator the generated code is tested against); both play identically.
     Raises ``rulelang.RuleError`` with every diagnostic, or ValueError for a bad option.
     """
     modules, sources = load_sources(str(path), [str(h) for h in house or []])
@@ -149,7 +152,7 @@ def load(path: str, options: dict | None = None, house: list[str] | None = None)
         program = check(modules, sources)
         infos = _options_info(program)
         values = _resolve_options(infos, options)
-        compiled = compile_program(program, values)
+        compiled = compile_program(program, values, backend)
     except RecursionError:  # the parser bounds nesting; this is the last guard, not the first
         where = modules[0].path if modules else str(path)
         raise RuleError([Diagnostic("E102", "the rules nest too deeply to read", Pos(where, 1, 1))],

@@ -27,6 +27,7 @@ from .budget import (
     charge_value,
     check_int,
 )
+from .codegen import CodeGen
 from .runtime import (
     EFFECTS,
     FUNCTIONS,
@@ -35,6 +36,8 @@ from .runtime import (
     python_error,
 )
 from .state import Branch, Frame, Pending
+
+BACKENDS = ("codegen", "reference")
 
 Fn = Callable[[Machine, dict], Any]
 MAX_CARDS = 10_000  # components in one game, copies counted
@@ -118,6 +121,8 @@ class CompiledGame:
     var_types: dict = attrs.Factory(dict)  # var name -> checker type ("int", "player", "enum:color")
     member_enum: dict = attrs.Factory(dict)  # enum member -> its enum
     layout: Any = None  # the game's `table:` section, compiled (interpreter.engine.table), or None
+    backend: str = "reference"
+    generated: Any = None  # the CodeGen of the codegen backend (its source, slow-path count)
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -158,7 +163,9 @@ class _Op:
 
 
 class _Compiler:
-    def __init__(self, program: Program, options: dict):
+    def __init__(self, program: Program, options: dict, backend: str = "codegen"):
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
         self.p = program
         self.options = options
         self.codes: dict[str, list] = {}
@@ -167,6 +174,40 @@ class _Compiler:
         self.card_var_inits: dict[str, Any] = {}  # worked out once each, however often named
         self.budget = Budget(MAX_STEPS_PER_LOAD, "to work out the game's constants and initial values")
         self.defines: dict[str, tuple[tuple[str, ...], Fn]] = {}
+        # With the codegen backend, each expression an op reads is generated as one function
+        # (codegen.py); the closures built here stay as its reference and its slow path.
+        self.codegen = CodeGen(self) if backend == "codegen" else None
+        self._nested = False  # building the inside of an expression: always closures
+
+    def _entry(self, kind: str, e, build: Callable[[Any], Fn]) -> Fn:
+        if self.codegen is None or self._nested:
+            return build(e)
+        self._nested = True
+        try:
+            ref = build(e)
+        finally:
+            self._nested = False
+        return self.codegen.function(kind, e, ref)
+
+    def expr(self, e) -> Fn:
+        return self._entry("expr", e, self._expr)
+
+    def text(self, e) -> Fn:
+        """An expression shown to people: cards by name, players as 'Player N', lists item by item."""
+        return self._entry("text", e, self._text)
+
+    def holder(self, e) -> Fn:
+        """An expression as a token holder key: supply, pN, cN or m:member."""
+        return self._entry("holder", e, self._holder)
+
+    def zone_key(self, e) -> Fn:
+        """An expression naming a zone, as the zone's key in the state: `deck`, `hand#2`,
+        `discard[red]`, `expedition[red]#2`."""
+        return self._entry("zone", e, self._zone_key)
+
+    def cards(self, e) -> Fn:
+        """An expression as a list of cards to act on (one card becomes a list of one)."""
+        return self._entry("cards", e, self._cards)
 
     returns: n.TypeRef | None = None  # the result type of the procedure being compiled
 
@@ -178,7 +219,7 @@ class _Compiler:
         return f"${what}{self.hidden}"
 
     # ---- expressions -------------------------------------------------------------------
-    def expr(self, e) -> Fn:  # noqa: C901 - one dispatch over expression kinds
+    def _expr(self, e) -> Fn:  # noqa: C901 - one dispatch over expression kinds
         if isinstance(e, n.Lit):
             v = e.value
             return lambda m, L: v
@@ -296,8 +337,7 @@ class _Compiler:
             return map_lit
         raise AssertionError(f"cannot compile {type(e).__name__}")
 
-    def text(self, e) -> Fn:
-        """An expression shown to people: cards by name, players as 'Player N', lists item by item."""
+    def _text(self, e) -> Fn:
         f = self.expr(e)
         show = self.shown_as(self.type_of(e))
         pos = e.pos
@@ -395,6 +435,7 @@ class _Compiler:
     def static(self, e, what: str, local_values: dict | None = None) -> Any:
         """A value worked out once at load time (a const, a var's initial value, a card's value),
         paid for from the load's one budget."""
+        nested, self._nested = self._nested, True  # closures: the generated module is not built yet
         try:
             return self.expr(e)(_Static(self.budget), dict(local_values or {}))
         except RuleRuntimeError as err:
@@ -403,6 +444,8 @@ class _Compiler:
             message, pos = "it depends on the state of a game", e.pos
         except (ArithmeticError, LookupError, TypeError, ValueError) as err:
             message, pos = f"it cannot be worked out ({python_error(err)})", e.pos
+        finally:
+            self._nested = nested
         raise RuleError([Diagnostic("E304", f"{what} must be known when the game is loaded: {message}", pos,
                                     "a value that depends on the game belongs in `setup:` or a `define`")])
 
@@ -416,8 +459,7 @@ class _Compiler:
             message, where = f"it cannot be worked out ({python_error(err)})", pos
         raise RuleError([Diagnostic("E304", f"{what} must be known when the game is loaded: {message}", where)])
 
-    def holder(self, e) -> Fn:
-        """An expression as a token holder key: supply, pN, cN or m:member."""
+    def _holder(self, e) -> Fn:
         f = self.expr(e)
         t = self.type_of(e)
         pos = e.pos
@@ -457,9 +499,7 @@ class _Compiler:
             return m.zone(v) if isinstance(v, str) else v
         return cards_of
 
-    def zone_key(self, e) -> Fn:
-        """An expression naming a zone, as the zone's key in the state: `deck`, `hand#2`,
-        `discard[red]`, `expedition[red]#2`."""
+    def _zone_key(self, e) -> Fn:
         if isinstance(e, n.Name):
             cat, name = self.p.resolved.get(id(e), ("", e.id))
             if cat == "zone" or (cat == "builtin" and name == "box"):
@@ -933,18 +973,21 @@ class _Compiler:
         if prm.type == "holder":
             return self.holder(e)
         if prm.type == "cards":
-            f = self.expr(e)
-            if self.type_of(e) == "card":
-                pos = e.pos
-
-                def one(m, L):
-                    c = f(m, L)
-                    if c is None:
-                        raise RuleRuntimeError("no card to move", pos)
-                    return [c]
-                return one
-            return lambda m, L: list(f(m, L) or ())
+            return self.cards(e)
         return self.expr(e)
+
+    def _cards(self, e) -> Fn:
+        f = self.expr(e)
+        if self.type_of(e) == "card":
+            pos = e.pos
+
+            def one(m, L):
+                c = f(m, L)
+                if c is None:
+                    raise RuleRuntimeError("no card to move", pos)
+                return [c]
+            return one
+        return lambda m, L: list(f(m, L) or ())
 
     def if_stmt(self, s: n.If, ops: list) -> None:
         ends: list[_Jump] = []
@@ -1366,13 +1409,17 @@ def _card_rows(c: _Compiler, table: n.CardsDecl):
             yield row, local_values
 
 
-def compile_program(program: Program, options: dict) -> CompiledGame:
-    c = _Compiler(program, options)
+def compile_program(program: Program, options: dict, backend: str = "codegen") -> CompiledGame:
+    """Compile a checked program; ``backend`` is "codegen" (generated Python, the default) or
+    "reference" (closures only: the reference the generated code is tested against)."""
+    c = _Compiler(program, options, backend)
     p = program
     # Cards: ids in table order, copies expanded.
     names, kinds, attrs_list = [], [], []
     by_kind: dict[str, list[int]] = {}
+    c._nested = True  # worked out at load time, before the generated module exists: closures
     kind_texts = {k.name: c.expr(k.text) for k in p.kinds.values() if k.text is not None}
+    c._nested = False
     for table in p.cards:
         for row, local_values in _card_rows(c, table):
             values = {col: c.static(v, f"`{col}`", local_values)
@@ -1434,8 +1481,12 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
     requires = [(req.message, c.expr(req.value)) for req in p.requires]
     winners = _guard(c.expr(p.winners.value), p.winners.pos, want=list) if p.winners is not None else None
     # Compile every define body now, so no compiling happens during play.
+    c._nested = True
     for name in p.defines:
         c.define_call(name, [], p.defines[name].pos)
+    c._nested = False
+    if c.codegen is not None:
+        c.codegen.finish()
     member_enum = dict(p.member_enum)
     faces = [_face_line(p, kinds[i], names[i], attrs_list[i]) for i in range(len(names))]
     var_types = {v.name: _ref_type(p, v.type) for v in p.vars.values()}
@@ -1448,7 +1499,7 @@ def compile_program(program: Program, options: dict) -> CompiledGame:
         triggers=triggers, score_lines=score_lines, score_var=p.score.var if p.score else "p",
         tiebreaks=tiebreaks, invariants=invariants, enums=dict(p.enums),
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
-        scenarios=scenarios, requires=requires, winners=winners,
+        scenarios=scenarios, requires=requires, winners=winners, backend=backend, generated=c.codegen,
     )
 
 

@@ -1,0 +1,610 @@
+"""The code-generating backend: a game's expressions and defines as one generated Python module.
+
+The reference compiler (``compiler.py``) turns every expression into a tree of closures, one
+Python call per node. Here every expression an op reads becomes one function of generated Python
+source, and every ``define`` one function with a memo, all in one module built with a single
+``compile()`` call. Ops stay as they are; only what they evaluate gets faster.
+
+Safety: no rule text becomes source. Identifiers in the generated code are made here from
+indices (``_e12``, ``_d3``, ``_v4``, ``_k7``); every string and every other constant a rule
+holds lives in the module's namespace and is read by such a name; only ints, bools and None
+are written as literals, by ``repr`` of a value whose exact type was checked. So an author's
+name, however hostile, can only ever be data. (See docs/limits.md.)
+
+Equivalence: the generated code does the same work in the same order as the reference and
+charges the same units through ``Machine.charge``. Helpers below copy the reference's
+semantics. On any failure a generated function restores the budget and the define memo as
+they were when it started and re-runs the reference closure of the same expression, which
+raises the same error at its exact rule position: the slow path is only taken on errors.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rulelang import nodes as n
+from rulelang import registry
+from rulelang.diagnostics import RuleRuntimeError
+
+from .budget import STEPS_PER_CALL, charge_text, charge_value, check_int
+from .runtime import FUNCTIONS, RULE_FAULTS
+
+if TYPE_CHECKING:
+    from .compiler import _Compiler
+
+Fn = Callable[[Any, dict], Any]
+
+# Types whose values are always hashable (ints, strings, None): a define over them can be memoised.
+_HASHABLE = {"int", "bool", "text", "card", "player", "kind", "side", "none"}
+# Types whose values never are: memoising a define over them would only raise and catch.
+_UNHASHABLE_PREFIXES = ("list:", "bag:", "enum_list:")
+_UNHASHABLE = {"map", "zone"}
+
+
+def _hashable(t: str) -> bool | None:
+    """True, False, or None when the type does not say."""
+    if t in _HASHABLE or t.startswith(("enum:", "choice:")):
+        return True
+    if t in _UNHASHABLE or t.startswith(_UNHASHABLE_PREFIXES):
+        return False
+    return None
+
+
+def _scalar(t: str) -> bool:
+    """A type whose values are never lists or dicts (so `==` charges nothing)."""
+    return _hashable(t) is True
+
+
+# ---- helpers the generated code calls: each copies the reference's semantics -----------------
+
+
+class _Missing:
+    __slots__ = ()
+
+
+_MISS = _Missing()
+
+
+def _items(m, v):
+    items = list(v or ())
+    m.charge(len(items))
+    return items
+
+
+def _charged(m, out):
+    """A list or map just built: paid for by its items (nested ones too)."""
+    charge_value(m, out)
+    return out
+
+
+def _call1(m, impl, x):
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+    r = impl(m, x)
+    if isinstance(r, (list, dict)):
+        charge_value(m, r)
+    return r
+
+
+def _calln(m, impl, *values):
+    for x in values:
+        if isinstance(x, (list, dict)):
+            charge_value(m, x)
+    r = impl(m, *values)
+    if isinstance(r, (list, dict)):
+        charge_value(m, r)
+    return r
+
+
+# Fused forms of the most used built-ins: the reference's charging around the call, and the call.
+
+def _count(m, x):
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+        return len(x)
+    return len(x) if x is not None else 0
+
+
+def _sum(m, x):
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+    return check_int(sum(v for v in x if v is not None))
+
+
+def _bag(m, x):
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+    out: dict = {}
+    for v in x:
+        out[v] = out.get(v, 0) + 1
+    charge_value(m, out)
+    return out
+
+
+def _any(m, x):
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+    return any(x)
+
+
+def _all(m, x):
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+    return all(x)
+
+
+_FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
+
+
+def _mul(x, y):
+    if not (isinstance(x, int) and isinstance(y, int)):
+        raise RuleRuntimeError("`*` multiplies numbers")
+    return check_int(x * y)
+
+
+def _div(x, y):
+    if y == 0:
+        raise RuleRuntimeError("division by zero")
+    return x // y
+
+
+def _mod(x, y):
+    if y == 0:
+        raise RuleRuntimeError("division by zero")
+    return x % y
+
+
+def _eq(m, x, y):
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+    return x == y
+
+
+def _in(m, x, y):
+    y = y or ()
+    if isinstance(y, (list, dict)):
+        charge_value(m, y)
+    return x in y
+
+
+def _ordered(m, x, y, cmp):
+    """`<` and the like on values that may be lists: none refused, lists paid for."""
+    if x is None or y is None:
+        raise RuleRuntimeError("cannot compare none")
+    if isinstance(x, (list, dict)):
+        charge_value(m, x)
+    return cmp(x, y)
+
+
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def _is(m, c, kind):
+    return c is not None and m.game.card_kinds[c] == kind
+
+
+def _index(o, i, is_bag):
+    if isinstance(o, dict):
+        return o.get(i, 0) if is_bag else o.get(i)
+    return o[i]
+
+
+def _text(m, v, show):
+    if isinstance(v, (list, dict)):
+        charge_value(m, v)
+        return charge_text(m, show(m, v))
+    return show(m, v)
+
+
+def _no_value():
+    raise RuleRuntimeError("a name has no value here")
+
+
+def _hold_player(v):
+    if v is None:
+        raise RuleRuntimeError("no player here to hold tokens")
+    return f"p{v}"
+
+
+def _hold_card(v):
+    if v is None:
+        raise RuleRuntimeError("no card here to hold tokens")
+    return f"c{v}"
+
+
+def _hold_member(v):
+    return f"m:{v}"
+
+
+def _hold_any(v):
+    return "supply" if v == "supply" else str(v)
+
+
+def _one_card(c):
+    if c is None:
+        raise RuleRuntimeError("no card to move")
+    return [c]
+
+
+def _card_list(v):
+    return list(v or ())
+
+
+_HELPERS = {name: value for name, value in globals().items()
+            if name.startswith("_") and callable(value) and name not in ("_hashable", "_scalar", "_Missing")}
+
+
+# ---- the generator ------------------------------------------------------------------------
+
+
+class CodeGen:
+    """Collects the expressions one compile needs, then builds them as one module.
+
+    ``function(kind, e, ref)`` returns a function object at once (its code is a placeholder)
+    so ops can hold it; ``finish()`` compiles the module and gives each its real code.
+    """
+
+    def __init__(self, compiler: _Compiler):
+        self.c = compiler
+        self.p = compiler.p
+        self.ns: dict[str, Any] = dict(_HELPERS)
+        self.ns["_FAULTS"] = (RuleRuntimeError, *RULE_FAULTS)
+        self.ns["_MISS"] = _MISS
+        self.ns["_STEPS_PER_CALL"] = STEPS_PER_CALL
+        self.ns.update(charge_text=charge_text, charge_value=charge_value, check_int=check_int)
+        from . import compiler  # the reference's own `+` and `-` (compiler imports this module)
+
+        self.ns.update(add_values=compiler.add_values, subtract_values=compiler.subtract_values)
+        self.refs: list[Fn] = []
+        self.slow_calls = [0]  # how often the slow path ran (tests: never in a game without errors)
+        self.ns["_slow"] = self._slow_path(self.refs, self.slow_calls)
+        self.const_names: dict[Any, str] = {}
+        self.define_names: dict[str, str] = {}
+        self.functions: list[types.FunctionType] = []
+        self.source: list[str] = []
+        self.fresh = 0
+
+    @staticmethod
+    def _slow_path(refs: list[Fn], calls: list[int]):
+        def slow(i, m, L, used, memo_size):
+            """Undo the failed attempt's charges and memo entries; the reference raises at the rule."""
+            calls[0] += 1
+            m.budget.used = used
+            memo = m.memo
+            while len(memo) > memo_size:
+                memo.popitem()
+            return refs[i](m, L)
+        return slow
+
+    # ---- names for values
+    def const(self, value: Any) -> str:
+        """A name in the namespace for a value (strings, lists, anything a rule holds)."""
+        if type(value) in (int, bool) or value is None:
+            return repr(value)
+        try:
+            key = (type(value), value)
+            hash(key)
+        except TypeError:
+            key = ("id", id(value))
+        name = self.const_names.get(key)
+        if name is None:
+            name = self.const_names[key] = f"_k{len(self.const_names)}"
+            self.ns[name] = value
+        return name
+
+    def var(self) -> str:
+        self.fresh += 1
+        return f"_v{self.fresh}"
+
+    def type_of(self, e) -> str:
+        return self.p.types.get(id(e), "any")
+
+    # ---- entry points
+    def function(self, kind: str, e, ref: Fn) -> Fn:
+        if kind == "zone" and not self.simple_zone(e):
+            return ref  # a zone chosen at run time (a list of zones, `discard[c]`): the closure does it
+        i = len(self.refs)
+        self.refs.append(ref)
+        body = {"expr": self.expr, "text": self.text, "holder": self.holder,
+                "zone": self.zone_key, "cards": self.cards}[kind](e, {})
+        self.source.append(
+            f"def _e{i}(m, L):\n"
+            f"    used = m.budget.used\n"
+            f"    memo_size = len(m.memo)\n"
+            f"    try:\n"
+            f"        return {body}\n"
+            f"    except _FAULTS:\n"
+            f"        return _slow({i}, m, L, used, memo_size)\n")
+        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
+        self.functions.append(fn)
+        return fn
+
+    def finish(self) -> None:
+        """One compile() for the whole module; every function handed out gets its real code."""
+        code = compile("\n".join(self.source), "<rulelang generated>", "exec")
+        exec(code, self.ns)  # noqa: S102 - source made here from checked trees; see the module doc
+        for i, fn in enumerate(self.functions):
+            fn.__code__ = self.ns[f"_e{i}"].__code__
+
+    # ---- expressions: each returns Python source for the value, given a scope
+    # (scope maps a rule's local name to the Python name holding it; other locals are in L)
+    def local(self, name: str, scope: dict) -> str:
+        if name in scope:
+            return scope[name]
+        if scope.get("$define"):
+            return "_no_value()"
+        return f"L[{self.const(name)}]"
+
+    def by_reference(self, e) -> bool:
+        """Zones handled as values (their keys in lists, `discard[red]`, a zone given to a define):
+        rare and subtle, so the generated code calls the reference's closure for them."""
+        t = self.type_of(e)
+        if isinstance(e, n.Name):
+            return t == "zone" and self.p.resolved.get(id(e), ("local",))[0] == "local"
+        if isinstance(e, n.Index):
+            return t == "zone" or self.type_of(e.obj).startswith("zones:")
+        if isinstance(e, n.ListLit):
+            return any(self.type_of(i) == "zone" for i in e.items)
+        if isinstance(e, n.Gen):
+            return e.elem is not None and self.type_of(e.elem) == "zone"
+        if isinstance(e, n.Call):
+            if t == "zone" or any(self.type_of(a) == "list:zone" for a in e.args):
+                return True
+            cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            if cat == "define":  # a zone handed to a define's zone parameter goes as its key
+                params = self.p.defines[name].params or ()
+                return any(prm.type.form == "name" and prm.type.name == "zone" and self.type_of(a) == "zone"
+                           for a, prm in zip(e.args, params, strict=False))
+        return False
+
+    def reference(self, e, scope: dict) -> str:
+        """Source calling the reference closure of `e` with the locals it would see."""
+        nested, self.c._nested = self.c._nested, True
+        try:
+            f = self.c.expr(e)
+        finally:
+            self.c._nested = nested
+        own = ", ".join(f"{self.const(k)}: {v}" for k, v in scope.items() if not k.startswith("$"))
+        if scope.get("$define"):
+            local_values = f"{{{own}}}"
+        else:
+            local_values = f"{{**L, {own}}}" if own else "L"
+        return f"{self.const(f)}(m, {local_values})"
+
+    def simple_zone(self, e) -> bool:
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("", e.id))
+            return cat == "zone" or (cat == "builtin" and name == "box")
+        return isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone"
+
+    def expr(self, e, scope: dict) -> str:  # noqa: C901 - one dispatch over expression kinds
+        if self.by_reference(e):
+            return self.reference(e, scope)
+        if isinstance(e, n.Lit):
+            return self.const(e.value)
+        if isinstance(e, n.Template):
+            parts = [self.const(p) if isinstance(p, str) else self.text(p, scope) for p in e.parts]
+            return f"charge_text(m, ''.join(({', '.join(parts)},)))" if parts else "charge_text(m, '')"
+        if isinstance(e, n.Name):
+            return self.name(e, scope)
+        if isinstance(e, n.Attr):
+            return self.attr(e, scope)
+        if isinstance(e, n.Index):
+            t = self.type_of(e.obj)
+            obj, idx = self.expr(e.obj, scope), self.expr(e.index, scope)
+            if t.startswith("bag:"):  # a dict; anything else has no .get with a default: slow path
+                return f"{obj}.get({idx}, 0)"
+            return f"_index({obj}, {idx}, {t == 'map'!r})"
+        if isinstance(e, n.Gen):
+            return self.gen(e, scope)
+        if isinstance(e, n.Call):
+            return self.call(e, scope)
+        if isinstance(e, n.BinOp):
+            a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+            if e.op == "+":
+                if self.type_of(e.left) == "int" and self.type_of(e.right) == "int":
+                    return f"check_int({a} + {b})"
+                return f"add_values(m, {a}, {b}, None)"
+            if e.op == "-":
+                if self.type_of(e.left).startswith("bag:"):
+                    return f"subtract_values(m, {a}, {b}, None)"
+                return f"check_int({a} - {b})"  # a dict there raises: the slow path does it
+            helper = {"*": "_mul", "/": "_div", "%": "_mod"}[e.op]
+            return f"{helper}({a}, {b})"
+        if isinstance(e, n.Compare):
+            a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+            op = e.op
+            if op in ("==", "!="):
+                if _scalar(self.type_of(e.left)):
+                    return f"({a} {op} {b})"
+                return f"_eq(m, {a}, {b})" if op == "==" else f"(not _eq(m, {a}, {b}))"
+            if op in ("in", "notin"):
+                return f"_in(m, {a}, {b})" if op == "in" else f"(not _in(m, {a}, {b}))"
+            if _scalar(self.type_of(e.left)):
+                # None on either side raises TypeError: the slow path reports it as the reference does
+                return f"({a} {op} {b})"
+            return f"_ordered(m, {a}, {b}, {self.const(_ORDER[op])})"
+        if isinstance(e, n.Is):
+            test = f"_is(m, {self.expr(e.obj, scope)}, {self.const(e.kind)})"
+            return f"(not {test})" if e.negate else test
+        if isinstance(e, n.BoolOp):
+            a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+            return f"((not not {a}) {e.op} (not not {b}))"
+        if isinstance(e, n.Not):
+            return f"(not {self.expr(e.operand, scope)})"
+        if isinstance(e, n.Neg):
+            return f"check_int(-{self.expr(e.operand, scope)})"
+        if isinstance(e, n.Cond):
+            t, c, o = (self.expr(x, scope) for x in (e.then, e.test, e.orelse))
+            return f"({t} if {c} else {o})"
+        if isinstance(e, n.ListLit):
+            if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
+                return self.expr(e.items[0], scope)
+            return f"_charged(m, [{', '.join(self.expr(i, scope) for i in e.items)}])"
+        if isinstance(e, n.MapLit):
+            pairs = ", ".join(f"{self.const(k)}: {self.expr(v, scope)}" for k, v in e.items)
+            return f"_charged(m, {{{pairs}}})"
+        raise AssertionError(f"cannot generate {type(e).__name__}")
+
+    def text(self, e, scope: dict) -> str:
+        # How a value reads is the reference's own function (compiler.shown_as), held as a constant.
+        show = self.const(self.c.shown_as(self.type_of(e)))
+        return f"_text(m, {self.expr(e, scope)}, {show})"
+
+    def name(self, e: n.Name, scope: dict) -> str:  # noqa: C901 - one case per kind of name
+        cat, name = self.p.resolved.get(id(e), ("local", e.id))
+        if cat == "local":
+            return self.local(name, scope)
+        if cat == "builtin":
+            simple = {"players": "list(range(m.s.num_players))", "player_count": "m.s.num_players",
+                      "active_player": "m.s.active", "round_number": "m.s.round", "turn_number": "m.s.turn",
+                      "box": "m.s.zones['box']"}
+            return simple.get(name) or self.const(name)
+        if cat == "enum":
+            return f"list({self.const(list(self.p.enums[name]))})"
+        if cat in ("member", "choice", "token", "modifier", "kind", "side"):
+            return self.const(name)
+        if cat == "option":
+            return self.const(self.c.options[name])
+        if cat == "const":
+            return self.const(self.c.const(name))  # never copied: no op changes a list or bag in place
+        if cat == "var":
+            return f"m.s.vars[{self.const(name)}]"
+        if cat == "zone":
+            return f"m.s.zones[{self.const(name)}]"
+        if cat == "define":
+            return f"{self.define(name)}(m)"
+        raise AssertionError(f"name category {cat}")
+
+    def attr(self, e: n.Attr, scope: dict) -> str:
+        cat, name = self.p.resolved.get(id(e), ("dynamic", e.name))
+        if cat == "pvar":
+            return f"m.s.vars[{self.const(name + '#')} + str({self.expr(e.obj, scope)})]"
+        if cat == "pzone":
+            return f"m.s.zones[{self.const(name + '#')} + str({self.expr(e.obj, scope)})]"
+        if cat == "tokens":
+            return f"m.token_count({self.holder(e.obj, scope)}, {self.const(name)})"
+        if cat == "field":
+            obj = self.expr(e.obj, scope)  # None indexes nothing: TypeError, then the slow path
+            if name == "name":
+                return f"m.game.card_names[{obj}]"
+            if name == "text":
+                return f"m.game.card_attrs[{obj}].get({self.const(name)}, '')"
+            return f"m.game.card_attrs[{obj}].get({self.const(name)})"
+        if cat == "cvar":
+            init = self.c.card_var_init(name)
+            return f"m.s.vars.get({self.const(name + '@')} + str({self.expr(e.obj, scope)}), {self.const(init)})"
+        return "_no_value()"
+
+    def gen(self, e: n.Gen, scope: dict) -> str:
+        src = f"_items(m, {self.expr(e.source, scope)})"
+        if e.cond is None and e.elem is None:
+            return src
+        v = self.var()
+        inner = {**scope, e.var: v}
+        cond = f" if {self.expr(e.cond, inner)}" if e.cond is not None else ""
+        if e.elem is None:
+            return f"[{v} for {v} in {src}{cond}]"
+        return f"_charged(m, [{self.expr(e.elem, inner)} for {v} in {src}{cond}])"
+
+    def call(self, e: n.Call, scope: dict) -> str:
+        cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+        if cat == "define":
+            args = "".join(f", {self.expr(a, scope)}" for a in e.args)
+            return f"{self.define(name)}(m{args})"
+        b = registry.BY_NAME[name]
+        impl = self.const(FUNCTIONS[name])
+        args = []
+        for i, a in enumerate(e.args):
+            prm = b.params[min(i, len(b.params) - 1)]
+            args.append(self.holder(a, scope) if prm.type == "holder" else self.expr(a, scope))
+        if len(args) == 1 and name in _FUSED_1:
+            return f"{_FUSED_1[name]}(m, {args[0]})"
+        if name in ("max", "min") and len(args) >= 2 and all(self.type_of(a) == "int" for a in e.args):
+            return f"{name}({', '.join(args)})"  # ints are not paid for; None raises (slow path)
+        if name == "abs" and len(args) == 1:
+            return f"abs({args[0]})"  # a list or a dict raises, as in the reference
+        if len(args) == 1:
+            return f"_call1(m, {impl}, {args[0]})"
+        return f"_calln(m, {impl}{''.join(', ' + a for a in args)})"
+
+    def define(self, name: str) -> str:
+        """The generated function of a define, made on first use, with the memo its types allow."""
+        if name in self.define_names:
+            return self.define_names[name]
+        fname = self.define_names[name] = f"_d{len(self.define_names)}"
+        d = self.p.defines[name]
+        params = list(d.params or ())
+        args = [f"a{j}" for j in range(len(params))]
+        scope = {prm.name: a for prm, a in zip(params, args, strict=True)}
+        scope["$define"] = "1"
+        body = self.expr(d.value, scope)
+        arglist = "".join(", " + a for a in args)
+        key = f"({self.const(name)}, ({''.join(a + ', ' for a in args)}))"
+        kinds = [self.param_hashable(prm) for prm in params]
+        # A call is paid for even when its result is remembered, as in the reference.
+        if any(k is False for k in kinds):  # the reference's memo would fail on every call
+            src = f"def {fname}(m{arglist}):\n    m.charge(_STEPS_PER_CALL)\n    return {body}\n"
+        elif all(kinds):
+            src = (f"def {fname}(m{arglist}):\n"
+                   f"    m.charge(_STEPS_PER_CALL)\n"
+                   f"    key = {key}\n"
+                   f"    memo = m.memo\n"
+                   f"    r = memo.get(key, _MISS)\n"
+                   f"    if r is _MISS:\n"
+                   f"        r = memo[key] = {body}\n"
+                   f"    return r\n")
+        else:  # the types do not say: try, as the reference does
+            src = (f"def {fname}(m{arglist}):\n"
+                   f"    m.charge(_STEPS_PER_CALL)\n"
+                   f"    key = {key}\n"
+                   f"    memo = m.memo\n"
+                   f"    try:\n"
+                   f"        r = memo.get(key, _MISS)\n"
+                   f"    except TypeError:\n"
+                   f"        return {body}\n"
+                   f"    if r is _MISS:\n"
+                   f"        r = memo[key] = {body}\n"
+                   f"    return r\n")
+        self.source.append(src)
+        return fname
+
+    def param_hashable(self, prm: n.Param) -> bool | None:
+        """Whether a define parameter's declared type makes its values hashable."""
+        t = prm.type
+        if t.form in ("list", "bag"):
+            return False
+        if t.name in _HASHABLE or t.name in self.p.enums or t.name in self.p.kinds:
+            return True
+        return None
+
+    def holder(self, e, scope: dict) -> str:
+        f = self.expr(e, scope)
+        t = self.type_of(e)
+        if t == "player":
+            return f"_hold_player({f})"
+        if t == "card":
+            return f"_hold_card({f})"
+        if t.startswith(("enum:", "choice:")):
+            return f"_hold_member({f})"
+        return f"_hold_any({f})"
+
+    def zone_key(self, e, scope: dict) -> str:
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("", e.id))
+            if cat == "zone" or (cat == "builtin" and name == "box"):
+                return self.const(name)
+        if isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone":
+            return f"({self.const(e.name + '#')} + str({self.expr(e.obj, scope)}))"
+        return "_no_value()"
+
+    def cards(self, e, scope: dict) -> str:
+        f = self.expr(e, scope)
+        return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
+
+
+def _placeholder(m, L):  # the code every generated function has until finish() gives it its own
+    raise AssertionError("generated code used before it was compiled")
