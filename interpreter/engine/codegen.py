@@ -80,60 +80,47 @@ def _charged(m, out):
     return out
 
 
-def _call1(m, impl, x):
+def _paid(m, x):
+    """An argument given to a built-in: a list or a map is paid for by its items."""
     if isinstance(x, (list, dict)):
         charge_value(m, x)
-    r = impl(m, x)
-    if isinstance(r, (list, dict)):
-        charge_value(m, r)
-    return r
+    return x
+
+
+def _call1(m, impl, x):
+    return _paid(m, impl(m, _paid(m, x)))
 
 
 def _calln(m, impl, *values):
     for x in values:
-        if isinstance(x, (list, dict)):
-            charge_value(m, x)
-    r = impl(m, *values)
-    if isinstance(r, (list, dict)):
-        charge_value(m, r)
-    return r
+        _paid(m, x)
+    return _paid(m, impl(m, *values))
 
 
 # Fused forms of the most used built-ins: the reference's charging around the call, and the call.
 
 def _count(m, x):
-    if isinstance(x, (list, dict)):
-        charge_value(m, x)
-        return len(x)
-    return len(x) if x is not None else 0
+    return len(_paid(m, x)) if x is not None else 0
 
 
 def _sum(m, x):
-    if isinstance(x, (list, dict)):
-        charge_value(m, x)
-    return check_int(sum(v for v in x if v is not None))
+    return check_int(sum(v for v in _paid(m, x) if v is not None))
 
 
 def _bag(m, x):
-    if isinstance(x, (list, dict)):
-        charge_value(m, x)
     out: dict = {}
-    for v in x:
+    for v in _paid(m, x):
         out[v] = out.get(v, 0) + 1
     charge_value(m, out)
     return out
 
 
 def _any(m, x):
-    if isinstance(x, (list, dict)):
-        charge_value(m, x)
-    return any(x)
+    return any(_paid(m, x))
 
 
 def _all(m, x):
-    if isinstance(x, (list, dict)):
-        charge_value(m, x)
-    return all(x)
+    return all(_paid(m, x))
 
 
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
