@@ -18,6 +18,7 @@ import pytest
 
 import interpreter
 from interpreter.tools.cli import main, parse_option
+from interpreter.tools.simulate import bench
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = str(ROOT / "games" / "off_plan")
@@ -224,6 +225,18 @@ def test_bench_json(capsys):
     assert data["playouts"] == 2
     assert data["playouts_per_second"] > 0 and data["decisions_per_second"] > 0
     assert data["clone_us"] is not None and data["peak_memory_mib"] is not None
+
+
+def test_bench_refuses_players_or_options_the_game_does_not_allow(capsys):
+    """Before playing: games that all fail would otherwise be reported as thousands a second."""
+    off_plan = str(Path(__file__).resolve().parent.parent / "games" / "off_plan")
+    code, out, err = run(capsys, "bench", off_plan, "--players", "1", "--games", "2")
+    assert code == 1 and "playouts" not in out
+    assert "Standard Mode and its variants are for 2 to 5 players" in err
+    code, out, err = run(capsys, "bench", off_plan, "--players", "6", "--games", "2")
+    assert code == 1 and "is for 1 to 5 players, not 6" in err and "playouts" not in out
+    with pytest.raises(ValueError, match="for 2 to 5 players"):
+        bench(interpreter.load(off_plan), 1, games=1)
 
 
 # --------------------------------------------------------------------------- usage and errors

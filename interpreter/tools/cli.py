@@ -33,6 +33,7 @@ from .simulate import (
     format_summary,
     log_from_state,
     next_player,
+    playable,
     replay,
     save_log,
     simulate,
@@ -121,10 +122,10 @@ def _load(path: str, options: dict | None = None, house: list[str] | None = None
 
 
 def _check_players(game: Any, players: int) -> None:
-    lo, hi = game.min_players, game.max_players
-    if not lo <= players <= hi:
-        span = f"{lo}" if lo == hi else f"{lo} to {hi}"
-        raise CommandError(f"{game.name} is for {span} players, not {players}")
+    """Refuse, before anything is played, a player count or option set the game does not allow."""
+    refused = playable(game, players)
+    if refused:
+        raise CommandError(refused)
 
 
 def _seat_agents(names: list[str] | None, players: int, default: list[str],

@@ -46,6 +46,7 @@ __all__ = [
     "ReplayResult",
     "Summary",
     "bench",
+    "playable",
     "dumps_log",
     "format_bench",
     "format_summary",
@@ -543,6 +544,17 @@ def replay(log_path: str, game_path: str | None = None, house: list[str] | None 
 # --------------------------------------------------------------------------- benchmarks
 
 
+def playable(game: Any, players: int) -> str | None:
+    """Why a game cannot be played with this many players and its options, or None."""
+    lo, hi = game.min_players, game.max_players
+    if not lo <= players <= hi:
+        span = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        return f"{game.name} is for {span} players, not {players}"
+    refused = game.refusals(players)
+    return "; ".join(refused) if refused else None
+
+
+
 @dataclass
 class BenchResult:
     game: str
@@ -583,6 +595,9 @@ def bench(game: Any, players: int, games: int | None = None, seconds: float | No
     tracing slows everything down)."""
     if games is None and seconds is None:
         games = 20
+    refused = playable(game, players)
+    if refused:  # refuse before playing: games that all fail would measure nothing
+        raise ValueError(refused)
     decisions = 0
     errors = 0
     first_error = None
