@@ -1,0 +1,211 @@
+"""Benchmarks of the engine (issue 14): prints one table, measured in one run.
+
+    python benchmarks/run.py              # every game, a few seconds each
+    python benchmarks/run.py --seconds 10 # longer, steadier figures
+    python benchmarks/run.py --json       # the figures as JSON
+
+For each game: random playouts per second and decisions per second with the default
+(code-generating) backend and with the reference evaluator in the same process, their ratio,
+the cost of `clone()`, and the time `interpreter.load` takes cold (parsing everything) and
+warm (from the on-disk cache, when there is one). When the optional `open_spiel` package is
+installed, tic-tac-toe and Kuhn poker in rule files (examples/games/) are compared with
+OpenSpiel's own versions in the same run. The machine may be shared: ratios measured in one
+run are the figures to trust; absolute ones move with the load (printed with the table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import interpreter  # noqa: E402
+from interpreter.tools.simulate import next_player  # noqa: E402
+
+# (label, path, players, target playouts/s from issue 14)
+GAMES = [
+    ("Off-Plan", "games/off_plan", 4, 60),
+    ("Welcome To...", "games/welcome_to", 4, 60),
+    ("Plunderbund", "games/plunderbund", 4, 50),
+    ("tic-tac-toe", "examples/games/tic_tac_toe", 2, None),
+    ("Kuhn poker", "examples/games/kuhn_poker", 2, None),
+]
+CLONE_TARGET_US = 15
+WARM_LOAD_TARGET_MS = 30
+COLD_LOAD_TARGET_MS = 150
+
+
+def playouts(game, players: int, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """Random playouts for about `seconds`: (playouts/s, decisions/s)."""
+    rng = random.Random(seed)
+    done = decisions = 0
+    start = time.perf_counter()
+    while True:
+        state = game.new_game(players=players, seed=seed + done)
+        while not state.is_over:
+            actions = state.legal_actions(next_player(state))
+            state.apply(actions[rng.randrange(len(actions))])
+            decisions += 1
+        done += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds and done >= 2:
+            return done / elapsed, decisions / elapsed
+
+
+def clone_us(game, players: int) -> float:
+    """Mean microseconds of `clone()` over states sampled along one playout."""
+    rng = random.Random(1)
+    state = game.new_game(players=players, seed=1)
+    samples = []
+    while not state.is_over:
+        samples.append(state.clone())
+        actions = state.legal_actions(next_player(state))
+        state.apply(actions[rng.randrange(len(actions))])
+    samples = samples[:: max(1, len(samples) // 30)]
+    rounds = 200
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for s in samples:
+            s.clone()
+    return 1e6 * (time.perf_counter() - start) / (rounds * len(samples))
+
+
+def load_ms(path: str, cache: bool) -> float:
+    """Milliseconds of `interpreter.load`: the best of three (cold: the on-disk cache off)."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        interpreter.load(path, cache=cache) if _has_cache() else interpreter.load(path)
+        best = min(best, time.perf_counter() - start)
+    return 1000 * best
+
+
+def _has_cache() -> bool:
+    import inspect
+
+    return "cache" in inspect.signature(interpreter.load).parameters
+
+
+def openspiel_rows(seconds: float) -> list[dict]:
+    """Rule-file games against OpenSpiel's C++ and pure-Python versions, same run."""
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return []
+    rows = []
+    for label, path, spiel_name in (("tic-tac-toe", "examples/games/tic_tac_toe", "tic_tac_toe"),
+                                    ("Kuhn poker", "examples/games/kuhn_poker", "kuhn_poker")):
+        if not (ROOT / path / "game.rules").is_file():
+            continue
+        ours = playouts(interpreter.load(str(ROOT / path)), 2, seconds)[0]
+        row = {"game": label, "ours": ours}
+        for kind, name in (("cpp", spiel_name), ("python", f"python_{spiel_name}")):
+            try:
+                row[kind] = _spiel_playouts(name, seconds)
+            except Exception as err:  # that version is not in this build of OpenSpiel
+                row[kind] = None
+                row[f"{kind}_error"] = str(err)[:80]
+        rows.append(row)
+    return rows
+
+
+def _spiel_playouts(name: str, seconds: float) -> float:
+    import pyspiel
+
+    if name.startswith("python_"):
+        import open_spiel.python.games  # noqa: F401 - registers the Python games
+    game = pyspiel.load_game(name)
+    rng = random.Random(0)
+    done = 0
+    start = time.perf_counter()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                actions = state.legal_actions()
+                state.apply_action(actions[rng.randrange(len(actions))])
+        done += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds and done >= 2:
+            return done / elapsed
+
+
+def measure(seconds: float, only: list[str] | None) -> dict:
+    rows = []
+    for label, path, players, target in GAMES:
+        full = ROOT / path
+        if not (full / "game.rules").is_file() or (only and not any(o.lower() in label.lower() for o in only)):
+            continue
+        cold = load_ms(str(full), cache=False)
+        warm = load_ms(str(full), cache=True)
+        gen = interpreter.load(str(full))
+        ref = interpreter.load(str(full), backend="reference")
+        gen_p, gen_d = playouts(gen, players, seconds)
+        ref_p, ref_d = playouts(ref, players, seconds)
+        rows.append({"game": label, "players": players, "playouts_per_s": gen_p, "decisions_per_s": gen_d,
+                     "reference_playouts_per_s": ref_p, "speedup": gen_p / ref_p, "target_playouts_per_s": target,
+                     "clone_us": clone_us(gen, players), "cold_load_ms": cold, "warm_load_ms": warm})
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                   f"load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}",
+        "games": rows, "openspiel": openspiel_rows(seconds),
+    }
+
+
+def _mark(ok: bool | None) -> str:
+    return "" if ok is None else (" ok" if ok else " MISSED")
+
+
+def format_table(r: dict) -> str:
+    lines = [f"rulelang benchmarks, {r['date']}, {r['machine']}", "",
+             "| game | players | playouts/s (target) | decisions/s | reference playouts/s | speedup "
+             "| clone() µs (≤ 15) | load cold ms (≤ 150) | load warm ms (≤ 30) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for g in r["games"]:
+        target = g["target_playouts_per_s"]
+        goal = f" (≥ {target}){_mark(g['playouts_per_s'] >= target)}" if target else ""
+        lines.append(
+            f"| {g['game']} | {g['players']} | {g['playouts_per_s']:,.1f}{goal} | {g['decisions_per_s']:,.0f} "
+            f"| {g['reference_playouts_per_s']:,.1f} | {g['speedup']:.2f}x "
+            f"| {g['clone_us']:.1f}{_mark(g['clone_us'] <= CLONE_TARGET_US)} "
+            f"| {g['cold_load_ms']:.0f}{_mark(g['cold_load_ms'] <= COLD_LOAD_TARGET_MS)} "
+            f"| {g['warm_load_ms']:.0f}{_mark(g['warm_load_ms'] <= WARM_LOAD_TARGET_MS)} |")
+    if r["openspiel"]:
+        lines += ["", "| game | rule files playouts/s | OpenSpiel C++ | ratio | OpenSpiel Python | ratio (≥ 1.5x) |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for o in r["openspiel"]:
+            def ratio(kind, o=o):
+                return f"{o[kind]:,.0f} | {o['ours'] / o[kind]:.2f}x" if o.get(kind) else "- | -"
+            lines.append(f"| {o['game']} | {o['ours']:,.0f} | {ratio('cpp')} | {ratio('python')} |")
+    else:
+        lines += ["", "(OpenSpiel comparison skipped: `open_spiel` is not installed or the games are not in "
+                      "examples/games/ yet)"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="playing time per game and backend")
+    parser.add_argument("--game", action="append", help="only games whose name contains this (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    result = measure(args.seconds, args.game)
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
