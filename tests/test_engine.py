@@ -284,8 +284,11 @@ def test_items_of_lists_and_bags_can_be_set_and_prompts_interpolate(tmp_path):
     assert s.s.vars["bagged"] == {"ruby": 1, "opal": 3}
     assert s.decision.prompt == "Keep 7?"
     c = s.clone()
-    c.s.vars["bagged"]["ruby"] = 9
-    assert s.s.vars["bagged"]["ruby"] == 1  # clones share no containers
+    c.set_var("bagged", {"ruby": 9, "opal": 3})
+    assert s.s.vars["bagged"]["ruby"] == 1  # a clone's changes never reach the original
+    # Values in vars are never changed in place (a set makes a new list or bag), so clones share
+    # them and copy only the flat state; a list set into a var is the var's own copy.
+    assert c.s.vars["row#0"] is s.s.vars["row#0"]
 
 
 def test_a_choice_for_no_player_is_a_rule_error(tmp_path):

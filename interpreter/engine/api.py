@@ -26,6 +26,7 @@ from .budget import Budget
 from .compiler import CompiledGame, compile_program
 from .runtime import RULE_FAULTS, Machine, python_error
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
+from .undo import Undo
 
 _converter = cattrs.Converter()
 
@@ -436,7 +437,6 @@ class State:
 
         The work it takes is paid from ``budget`` if given (an agent's look-ahead shares one),
         else from a fresh budget of MAX_STEPS_PER_ACTION steps."""
-        s = self.s
         g = self.game.compiled
         if not isinstance(action, Action):
             raise IllegalAction(f"not an action: {_show(action)}")
@@ -462,11 +462,37 @@ class State:
             index = None
         if index is None:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
-        snapshot = s.copy()
+        self._carry_out(branch, p, index, budget)
+
+    def apply_index(self, index: int, player: int | None = None, budget: Budget | None = None) -> None:
+        """Apply the legal action at ``index`` in ``legal_actions(player)`` (default: the first
+        player deciding): the lean path for programs, with no Action objects made or compared.
+        An index out of range raises IllegalAction and changes nothing."""
+        waiting = self._waiting()
+        if not waiting:
+            raise IllegalAction("the game is over")
+        if player is None:
+            branch, p = waiting[0]
+        else:
+            found = next(((b, q) for b, q in waiting if q.player == player), None)
+            if found is None:
+                raise IllegalAction(f"{_show(player)} cannot act now")
+            branch, p = found
+        if not _is_int(index) or not 0 <= index < len(p.values):
+            raise IllegalAction(f"action {_show(index)} is not one of the {len(p.values)} legal now")
+        self._carry_out(branch, p, index, budget)
+
+    def _carry_out(self, branch: Branch | None, p: Pending, index: int, budget: Budget | None) -> Undo:
+        """Apply the legal action at ``index`` of decision ``p``; on any failure, undo all of it.
+        Returns what would undo it (tests check that it puts the state back exactly)."""
+        s = self.s
+        g = self.game.compiled
+        undo = Undo(s)
         p_frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
         choice_pos = getattr(g.codes[p_frame.code][p_frame.pc], "pos", None)
         try:
             m = Machine(g, s, budget)
+            m.journal = undo.journal
             value = p.values[index]
             entry = ["choice", p.player, f"{g.player_name(p.player)}: {p.labels[index]}"]
             if branch is not None:
@@ -485,12 +511,13 @@ class State:
                 s.pending = None
             m.run()
         except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
-            self.s = snapshot
+            undo.restore(s)
             raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
                                    choice_pos) from None
         except BaseException:  # RuleRuntimeError, or anything else: never leave half an action
-            self.s = snapshot
+            undo.restore(s)
             raise
+        return undo
 
     # ---- results
     @property
@@ -670,7 +697,7 @@ class State:
         key = name if player is None else f"{name}#{player}"
         if key not in self.s.vars:
             raise KeyError(f"no var {key!r}")
-        self.s.vars[key] = value
+        self._machine().set_var(key, value)
 
     def run_procedure(self, name: str, *args: Any, active: int | None = None) -> None:
         """Drop whatever the game was doing and run one procedure (and what it triggers) from here.

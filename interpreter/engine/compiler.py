@@ -872,7 +872,7 @@ class _Compiler:
                 def put_var(m, L, v):
                     if m.branch is not None:
                         m.shared_change(f"set the shared `{name}`", pos)
-                    m.s.vars[name] = v
+                    m.set_var(name, v)
                 return (lambda m, L: m.s.vars[name]), put_var
 
             def put_local(m, L, v):
@@ -886,7 +886,7 @@ class _Compiler:
                 who = obj(m, L)
                 if m.branch is not None and who != m.branch.player:
                     m.shared_change(f"set another player's `{name}`", pos)
-                m.s.vars[f"{name}#{who}"] = v
+                m.set_var(f"{name}#{who}", v)
             return (lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]), put_pvar
         init = self.card_var_init(name)
 
@@ -894,7 +894,7 @@ class _Compiler:
             card = obj(m, L)
             if m.branch is not None and not m.s.where[card].endswith(f"#{m.branch.player}"):
                 m.shared_change(f"set `{name}` of a card outside its player's zones", pos)
-            m.s.vars[f"{name}@{card}"] = v
+            m.set_var(f"{name}@{card}", v)
         return (lambda m, L: m.s.vars.get(f"{name}@{obj(m, L)}", init)), put_cvar
 
     def return_op(self, s: n.Return, returns: n.TypeRef | None = None):

@@ -21,10 +21,11 @@ from .budget import (
     charge_value,
     check_int,
 )
-from .state import Branch, Frame, GameState, Lasting, Pending, rng_shuffle
+from .state import Branch, Frame, GameState, Lasting, Pending, _copy_value, rng_shuffle
 
 if TYPE_CHECKING:
     from .compiler import CompiledGame
+    from .undo import Journal
 
 __all__ = ["MAX_INT", "MAX_LIST_SIZE", "MAX_STEPS_PER_ACTION", "MAX_TEXT", "Budget", "Machine",
            "charge_text", "charge_value", "check_int"]
@@ -52,7 +53,7 @@ RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeErr
 
 
 class Machine:
-    __slots__ = ("game", "s", "budget", "branch", "memo")
+    __slots__ = ("game", "s", "budget", "branch", "memo", "journal")
 
     def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None):
         self.game = game
@@ -60,6 +61,7 @@ class Machine:
         self.budget = budget if budget is not None else Budget()  # one per action unless shared
         self.memo: dict = {}  # results of defines while one op runs; cleared before the next
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
+        self.journal: Journal | None = None  # set by State.apply: what to undo if the action fails
 
     # ---- the step loop
     def run(self) -> None:
@@ -209,6 +211,14 @@ class Machine:
         text = charge_text(self, text)
         (self.branch.log if self.branch is not None else self.s.log).append([kind, player, text])
 
+    # ---- vars
+    def set_var(self, key: str, value: Any) -> None:
+        """Set a var. A list is stored as its own copy: a var never shares a zone's list (which
+        moves would change), so states may share var values, and clones copy no values."""
+        if self.journal is not None:
+            self.journal.var(key, self.s.vars)
+        self.s.vars[key] = _copy_value(value) if isinstance(value, list) else value
+
     # ---- zones
     def zone(self, key: str) -> list[int]:
         try:
@@ -224,6 +234,12 @@ class Machine:
             if not (s.where[card].endswith(own) and key.endswith(own)):
                 self.shared_change("move cards in or out of shared zones or other players' zones")
         src = s.zones[s.where[card]]
+        j = self.journal
+        if j is not None:
+            j.zone(s.where[card], src)
+            j.card(card, s.where[card])
+            if key in s.zones:
+                j.zone(key, s.zones[key])
         src.remove(card)
         dst = self.zone(key)
         limit = self.game.zone_slots.get(key.split("#")[0])
@@ -243,6 +259,8 @@ class Machine:
         self.shared_change("shuffle (the shared random generator would make the order matter)")
         cards = self.zone(key)
         self.charge(len(cards))
+        if self.journal is not None:
+            self.journal.zone(key, cards)
         self.s.rng = rng_shuffle(self.s.rng, cards)
 
     # ---- tokens
@@ -262,6 +280,8 @@ class Machine:
             mine = (f"p{self.branch.player}", "supply")
             if src not in mine or dst not in mine:
                 self.shared_change("move tokens between other holders than its player and the supply")
+        if self.journal is not None:
+            self.journal.all_tokens(t)
         sides = [side] if side else list(reversed(self.game.token_sides[token]))
         have = sum(t.get(f"{src}|{token}|{sd}", 0) for sd in sides)
         if have < amount:
@@ -346,6 +366,8 @@ def _eff_pay(m: Machine, amount, token, holder, target="supply", side=None) -> N
 
 def _eff_flip(m: Machine, amount, token, holder, side) -> None:
     t = m.s.tokens
+    if m.journal is not None:
+        m.journal.all_tokens(t)
     for sd in reversed(m.game.token_sides[token]):
         if sd == side or amount <= 0:
             continue

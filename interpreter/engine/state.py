@@ -83,13 +83,16 @@ class GameState:
     branches: list[Branch] = attrs.Factory(list)  # a simultaneous step in progress
 
     def copy(self) -> GameState:
-        """A deep, independent copy (hand-written: it is the hot path of search and validation)."""
+        """An independent copy (hand-written: it is the hot path of search and validation).
+
+        Containers of the state are copied; the values in vars are shared, since nothing changes
+        them in place (a `set` stores a new list or bag: ``Machine.set_var``)."""
         return GameState(
             self.num_players, self.seed, self.rng,
             {k: v[:] for k, v in self.zones.items()},
             self.where[:],
             dict(self.tokens),
-            {k: _copy_value(v) for k, v in self.vars.items()},
+            dict(self.vars),  # values are never changed in place (Machine.set_var), so they are shared
             [_copy_frame(f) for f in self.stack],
             _copy_pending(self.pending),
             self.active, self.round, self.turn, self.once[:],
