@@ -5,9 +5,13 @@ with HYPOTHESIS_PROFILE=thorough, and run the slow marker with `pytest -m slow`)
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+# The load cache (interpreter/engine/cache.py) of a test run lives apart from the user's own.
+os.environ.setdefault("RULELANG_CACHE_DIR", tempfile.mkdtemp(prefix="rulelang-test-cache-"))
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

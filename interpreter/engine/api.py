@@ -23,6 +23,7 @@ from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
 from .budget import Budget
+from .cache import load_parsed, store_parsed
 from .compiler import CompiledGame, compile_program
 from .runtime import RULE_FAULTS, Machine, python_error
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
@@ -141,19 +142,28 @@ def _independent_of_players(g: CompiledGame, cond) -> bool:
 
 
 def load(path: str, options: dict | None = None, house: list[str] | None = None,
-         backend: str = "codegen") -> Game:
+         backend: str = "codegen", cache: bool = True) -> Game:
     """Parse, check and compile a game (a folder with game.rules, or one rule file).
 
     ``backend``: "codegen" (expressions as generated Python, the default) or "reference"
     (the closure evaluator the generated code is tested against); both play identically.
+    ``cache``: reuse what an earlier load parsed and compiled, from the user's cache directory
+    (``interpreter/engine/cache.py``; off with RULELANG_CACHE=off), so a warm load skips Lark.
     Raises ``rulelang.RuleError`` with every diagnostic, or ValueError for a bad option.
     """
-    modules, sources = load_sources(str(path), [str(h) for h in house or []])
+    house_paths = [str(h) for h in house or []]
+    parsed = load_parsed(str(path), house_paths) if cache else None
+    if parsed is not None:
+        modules, sources = parsed
+    else:
+        modules, sources = load_sources(str(path), house_paths)
+        if cache:
+            store_parsed(str(path), house_paths, modules, sources)
     try:
         program = check(modules, sources)
         infos = _options_info(program)
         values = _resolve_options(infos, options)
-        compiled = compile_program(program, values, backend)
+        compiled = compile_program(program, values, backend, cache)
     except RecursionError:  # the parser bounds nesting; this is the last guard, not the first
         where = modules[0].path if modules else str(path)
         raise RuleError([Diagnostic("E102", "the rules nest too deeply to read", Pos(where, 1, 1))],

@@ -30,6 +30,7 @@ from rulelang import registry
 from rulelang.diagnostics import RuleRuntimeError
 
 from .budget import STEPS_PER_CALL, charge_text, charge_value, check_int
+from .cache import compile_cached
 from .runtime import FUNCTIONS, RULE_FAULTS
 
 if TYPE_CHECKING:
@@ -234,8 +235,9 @@ class CodeGen:
     so ops can hold it; ``finish()`` compiles the module and gives each its real code.
     """
 
-    def __init__(self, compiler: _Compiler):
+    def __init__(self, compiler: _Compiler, cache: bool = True):
         self.c = compiler
+        self.cache = cache
         self.p = compiler.p
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.ns["_FAULTS"] = (RuleRuntimeError, *RULE_FAULTS)
@@ -311,7 +313,9 @@ class CodeGen:
 
     def finish(self) -> None:
         """One compile() for the whole module; every function handed out gets its real code."""
-        code = compile("\n".join(self.source), "<rulelang generated>", "exec")
+        source = "\n".join(self.source)
+        code = compile_cached(source, "<rulelang generated>") if self.cache else compile(
+            source, "<rulelang generated>", "exec")
         exec(code, self.ns)  # noqa: S102 - source made here from checked trees; see the module doc
         for i, fn in enumerate(self.functions):
             fn.__code__ = self.ns[f"_e{i}"].__code__

@@ -163,7 +163,7 @@ class _Op:
 
 
 class _Compiler:
-    def __init__(self, program: Program, options: dict, backend: str = "codegen"):
+    def __init__(self, program: Program, options: dict, backend: str = "codegen", cache: bool = True):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
         self.p = program
@@ -176,7 +176,7 @@ class _Compiler:
         self.defines: dict[str, tuple[tuple[str, ...], Fn]] = {}
         # With the codegen backend, each expression an op reads is generated as one function
         # (codegen.py); the closures built here stay as its reference and its slow path.
-        self.codegen = CodeGen(self) if backend == "codegen" else None
+        self.codegen = CodeGen(self, cache) if backend == "codegen" else None
         self._nested = False  # building the inside of an expression: always closures
 
     def _entry(self, kind: str, e, build: Callable[[Any], Fn]) -> Fn:
@@ -1409,10 +1409,11 @@ def _card_rows(c: _Compiler, table: n.CardsDecl):
             yield row, local_values
 
 
-def compile_program(program: Program, options: dict, backend: str = "codegen") -> CompiledGame:
+def compile_program(program: Program, options: dict, backend: str = "codegen", cache: bool = True) -> CompiledGame:
     """Compile a checked program; ``backend`` is "codegen" (generated Python, the default) or
-    "reference" (closures only: the reference the generated code is tested against)."""
-    c = _Compiler(program, options, backend)
+    "reference" (closures only: the reference the generated code is tested against). With
+    ``cache``, the generated module's code comes from the on-disk cache when it is there."""
+    c = _Compiler(program, options, backend, cache)
     p = program
     # Cards: ids in table order, copies expanded.
     names, kinds, attrs_list = [], [], []

@@ -1,0 +1,189 @@
+"""The on-disk load cache: a warm `load` skips Lark and Python's compiler.
+
+Two kinds of entries, in the user's cache directory (``$RULELANG_CACHE_DIR``, else
+``$XDG_CACHE_HOME/rulelang``, else ``~/.cache/rulelang``):
+
+- *parsed*: the syntax trees and texts of a game's files (what ``load_sources`` returns), keyed
+  by the game's path, its house rules, this engine's code and the Python version; it holds the
+  SHA-256 of every file read, and is used only while every one of them still has that content.
+- *code*: the compiled code object of a game's generated module (``marshal``), keyed by a hash of
+  the generated source, the engine's code and the Python version (marshal is version-specific).
+
+Options are applied after parsing, so the parsed entry serves every option set; where an option's
+value shapes the generated source (a number or a flag written into it), the source's hash keys
+the code entry, so each option set that needs its own code gets it.
+
+A cache is a way to run code, so it is guarded (see docs/limits.md): every entry carries an
+HMAC-SHA256 made with a random key kept in the cache directory (mode 0600) and is ignored unless
+it verifies; the directory is ignored unless it belongs to the user and no one else may write to
+it. A truncated, edited, swapped or foreign entry is thus never unpickled nor run: the load just
+goes the cold way and writes a fresh entry. Writes go to a temporary file renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import marshal
+import os
+import pickle
+import stat
+import sys
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+_MAGIC = b"rulelang-cache-1\n"
+_KEY_FILE = "key"
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when caching is off (RULELANG_CACHE=off)."""
+    if os.environ.get("RULELANG_CACHE", "").lower() in ("0", "off", "no", "false"):
+        return None
+    explicit = os.environ.get("RULELANG_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rulelang"
+
+
+@cache
+def engine_version() -> str:
+    """A hash of the code that reads and compiles games: any change to it is a new cache."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256(sys.version.encode())
+    for folder in (here, here.parent.parent / "rulelang"):
+        for f in sorted(folder.glob("*.py")) + sorted(folder.glob("*.lark")):
+            digest.update(f.name.encode())
+            digest.update(f.read_bytes())
+    return digest.hexdigest()
+
+
+def _safe_dir(d: Path) -> bool:
+    """Ours and writable by nobody else (as ssh checks its keys), created so if missing."""
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = d.stat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
+def _key(d: Path) -> bytes | None:
+    path = d / _KEY_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    else:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(os.urandom(32))
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None
+        key = path.read_bytes()
+    except OSError:
+        return None
+    return key if len(key) == 32 else None
+
+
+def _name(kind: str, *parts: str) -> str:
+    digest = hashlib.sha256(engine_version().encode())
+    for p in parts:
+        digest.update(b"\0" + p.encode())
+    return f"{kind}-{digest.hexdigest()[:40]}"
+
+
+def _read(kind: str, parts: tuple[str, ...]) -> bytes | None:
+    d = cache_dir()
+    if d is None or not _safe_dir(d):
+        return None
+    key = _key(d)
+    if key is None:
+        return None
+    try:
+        blob = (d / _name(kind, *parts)).read_bytes()
+    except OSError:
+        return None
+    if not blob.startswith(_MAGIC) or len(blob) < len(_MAGIC) + 32:
+        return None
+    mac, body = blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
+    want = hmac.new(key, _name(kind, *parts).encode() + b"\0" + body, hashlib.sha256).digest()
+    return body if hmac.compare_digest(mac, want) else None
+
+
+def _write(kind: str, parts: tuple[str, ...], body: bytes) -> None:
+    d = cache_dir()
+    if d is None or not _safe_dir(d):
+        return
+    key = _key(d)
+    if key is None:
+        return
+    name = _name(kind, *parts)
+    mac = hmac.new(key, name.encode() + b"\0" + body, hashlib.sha256).digest()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_MAGIC + mac + body)
+        os.replace(tmp, d / name)
+    except OSError:  # a full disk or a read-only home: the cache is only an optimisation
+        try:
+            os.unlink(tmp)
+        except (OSError, UnboundLocalError):
+            pass
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# ---- parsed games ---------------------------------------------------------------------------
+
+
+def load_parsed(path: str, house: list[str]) -> tuple[list, dict[str, str]] | None:
+    """The modules and sources of a game from the cache, if every file read still reads the same."""
+    from rulelang.diagnostics import RuleError
+    from rulelang.parser import read_source
+
+    body = _read("parsed", (os.path.abspath(path), *map(os.path.abspath, house)))
+    if body is None:
+        return None
+    try:
+        digests, modules, sources = pickle.loads(body)  # noqa: S301 - verified by its HMAC above
+        for file, digest in digests.items():
+            if _digest(read_source(file)) != digest:
+                return None
+    except (RuleError, OSError, ValueError, pickle.UnpicklingError, EOFError):
+        return None
+    return modules, sources
+
+
+def store_parsed(path: str, house: list[str], modules: list, sources: dict[str, str]) -> None:
+    digests = {file: _digest(text) for file, text in sources.items()}
+    try:
+        body = pickle.dumps((digests, modules, sources), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, RecursionError, TypeError):
+        return
+    _write("parsed", (os.path.abspath(path), *map(os.path.abspath, house)), body)
+
+
+# ---- compiled generated modules -------------------------------------------------------------
+
+
+def compile_cached(source: str, filename: str) -> Any:
+    """``compile(source, filename, "exec")``, from the cache when this source was compiled before."""
+    parts = (_digest(source), filename)
+    body = _read("code", parts)
+    if body is not None:
+        try:
+            return marshal.loads(body)
+        except (EOFError, ValueError, TypeError):
+            pass
+    code = compile(source, filename, "exec")
+    _write("code", parts, marshal.dumps(code))
+    return code

@@ -1,0 +1,123 @@
+"""The on-disk load cache (interpreter/engine/cache.py): a warm load skips Lark and Python's
+compiler, gives the same game, and a damaged or forged entry is never used."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.engine import api, cache
+from interpreter.tools.simulate import next_player
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(d))
+    return d
+
+
+@pytest.fixture
+def game_dir(tmp_path):
+    g = tmp_path / "tiny"
+    shutil.copytree(FIXTURES / "tiny", g)
+    return g
+
+
+def _playout(game, seed: int = 3) -> list:
+    state = game.new_game(players=3, seed=seed)
+    rng = random.Random(seed)
+    while not state.is_over:
+        actions = state.legal_actions(next_player(state))
+        state.apply(actions[rng.randrange(len(actions))])
+    return [state.actions_taken, state.scores(), [e.text for e in state.log]]
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("parsed or compiled again")
+
+
+def test_a_warm_load_skips_parsing_and_compiling_and_plays_the_same(cache_dir, game_dir, monkeypatch):
+    cold = interpreter.load(str(game_dir), options={"bonus": True})
+    assert sorted(p.name.split("-")[0] for p in cache_dir.iterdir() if p.name != "key") == ["code", "parsed"]
+    with monkeypatch.context() as m:
+        m.setattr(api, "load_sources", _refuse)
+        m.setattr("builtins.compile", _refuse)
+        warm = interpreter.load(str(game_dir), options={"bonus": True})
+    with monkeypatch.context() as m:
+        m.setattr(api, "load_sources", _refuse)  # other options: parsed files reused, code compiled
+        other = interpreter.load(str(game_dir), options={"speed": "fast"})
+    assert _playout(warm) == _playout(cold)
+    assert other.option_values["speed"] == "fast" and warm.fingerprint == cold.fingerprint
+
+
+def test_a_changed_rule_file_is_read_again(cache_dir, game_dir):
+    interpreter.load(str(game_dir))
+    parts = game_dir / "parts.rules"
+    parts.write_text(parts.read_text().replace('"Ruby", red, 3, 2', '"Ruby", red, 7, 2'))
+    game = interpreter.load(str(game_dir))
+    ruby = game.compiled.card_names.index("Ruby")
+    assert game.compiled.card_attrs[ruby]["value"] == 7
+
+
+def test_a_damaged_entry_is_ignored_and_replaced(cache_dir, game_dir):
+    expected = _playout(interpreter.load(str(game_dir)))
+    for entry in cache_dir.iterdir():
+        if entry.name != "key":
+            data = bytearray(entry.read_bytes())
+            data[len(data) // 2] ^= 0xFF
+            entry.write_bytes(bytes(data[: len(data) - 7]))
+    assert _playout(interpreter.load(str(game_dir))) == expected
+    assert _playout(interpreter.load(str(game_dir))) == expected  # from the rewritten entries
+
+
+class _Forged:
+    """A pickle that would create a file when loaded: what an attacker would plant."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_forged_entry_is_never_unpickled(cache_dir, game_dir, tmp_path):
+    interpreter.load(str(game_dir))
+    marker = tmp_path / "pwned"
+    for entry in cache_dir.iterdir():
+        if entry.name.startswith("parsed-"):
+            blob = entry.read_bytes()
+            head = len(b"rulelang-cache-1\n")
+            entry.write_bytes(blob[: head + 32] + pickle.dumps(_Forged(str(marker))))  # its MAC no longer fits
+    game = interpreter.load(str(game_dir))
+    assert not marker.exists()
+    assert game.name == "Tiny"
+
+
+def test_a_cache_others_may_write_to_is_not_used(cache_dir, game_dir):
+    cache_dir.mkdir()
+    os.chmod(cache_dir, 0o777)
+    interpreter.load(str(game_dir))
+    assert list(cache_dir.iterdir()) == []
+
+
+def test_the_cache_can_be_turned_off(cache_dir, game_dir, monkeypatch):
+    monkeypatch.setenv("RULELANG_CACHE", "off")
+    interpreter.load(str(game_dir))
+    assert not cache_dir.exists()
+    monkeypatch.delenv("RULELANG_CACHE")
+    interpreter.load(str(game_dir), cache=False)
+    assert not cache_dir.exists()
+
+
+def test_the_engine_version_covers_the_code_and_python():
+    version = cache.engine_version()
+    assert len(version) == 64 and version == cache.engine_version()
