@@ -102,12 +102,14 @@ def charge_value(m, value: Any, pos=None) -> int:
     return 0
 
 
+_CONTAINERS = frozenset((list, dict))
+
+
 def _nested(value) -> bool:
+    """Whether a list or map holds a list or map (values are plain lists and dicts, never
+    subclasses: the C loop of isdisjoint over the items' types stops at the first one)."""
     items = value.values() if isinstance(value, dict) else value
-    for x in items:
-        if isinstance(x, (list, dict)):
-            return True
-    return False
+    return not _CONTAINERS.isdisjoint(map(type, items))
 
 
 def charge_text(m, text: str, pos=None) -> str:

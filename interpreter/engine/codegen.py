@@ -388,6 +388,9 @@ class CodeGen:
             obj, idx = self.expr(e.obj, scope), self.expr(e.index, scope)
             if t.startswith("bag:"):  # a dict; anything else has no .get with a default: slow path
                 return f"{obj}.get({idx}, 0)"
+            if t.startswith("list:") or t == "zone":
+                # Gives what the reference gives or raises (a missing key, none): then the slow path.
+                return f"{obj}[{idx}]"
             return f"_index({obj}, {idx}, {t == 'map'!r})"
         if isinstance(e, n.Gen):
             return self.gen(e, scope)
