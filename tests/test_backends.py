@@ -219,3 +219,11 @@ def test_apply_index_refuses_what_is_not_legal():
     with pytest.raises(IllegalAction):
         state.apply_index(0, player=1 - state.decision.players[0])
     assert state.s == before.s
+
+
+def test_num_actions_counts_the_legal_actions():
+    game = _pair(str(FIXTURES / "bids"), ())[1]
+    state = game.new_game(players=3, seed=2)
+    for p in range(3):
+        assert state.num_actions(p) == len(state.legal_actions(p))
+    assert state.num_actions() == len(state.legal_actions(state.decision.players[0])) > 0

@@ -474,6 +474,14 @@ class State:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
         self._carry_out(branch, p, index, budget)
 
+    def num_actions(self, player: int | None = None) -> int:
+        """How many legal actions ``player`` (default: the first player deciding) has now; with
+        ``apply_index``, the lean path for programs that need no labels nor Action objects."""
+        for _, p in self._waiting():
+            if player is None or p.player == player:
+                return len(p.values)
+        return 0
+
     def apply_index(self, index: int, player: int | None = None, budget: Budget | None = None) -> None:
         """Apply the legal action at ``index`` in ``legal_actions(player)`` (default: the first
         player deciding): the lean path for programs, with no Action objects made or compared.
