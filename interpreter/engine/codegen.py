@@ -29,7 +29,7 @@ from rulelang import nodes as n
 from rulelang import registry
 from rulelang.diagnostics import RuleRuntimeError
 
-from .budget import STEPS_PER_CALL, charge_text, charge_value, check_int
+from .budget import MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int
 from .cache import compile_cached
 from .runtime import FUNCTIONS, RULE_FAULTS
 
@@ -57,6 +57,15 @@ def _hashable(t: str) -> bool | None:
 def _scalar(t: str) -> bool:
     """A type whose values are never lists or dicts (so `==` charges nothing)."""
     return _hashable(t) is True
+
+
+def _flat(t: str) -> bool:
+    """A type of lists or maps that never hold lists or maps: paid for by length alone.
+
+    Zones hold card ids (the state's checks make it so); for the other types this trusts the
+    checker's types, so a save whose vars hold values of other types than declared can make the
+    generated code pay less than the reference for them (never more)."""
+    return t == "zone" or t.startswith("bag:") or (t.startswith("list:") and _scalar(t[5:]))
 
 
 # ---- helpers the generated code calls: each copies the reference's semantics -----------------
@@ -88,8 +97,24 @@ def _paid(m, x):
     return x
 
 
-def _call1(m, impl, x):
-    return _paid(m, impl(m, _paid(m, x)))
+def _paid_flat(m, x):
+    """A value whose type says it holds no lists or maps (a zone, a list of numbers or cards, a
+    bag): paid for by its length without walking it, which is what `charge_value` comes to for
+    such a value."""
+    if isinstance(x, (list, dict)):
+        if len(x) > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        m.charge(len(x))
+    return x
+
+
+def _charged_flat(m, out):
+    """A list of numbers, cards, players or members just built: paid for by its length."""
+    return _paid_flat(m, out)
+
+
+def _call1(m, impl, x, pay=_paid):
+    return _paid(m, impl(m, pay(m, x)))
 
 
 def _calln(m, impl, *values):
@@ -100,28 +125,28 @@ def _calln(m, impl, *values):
 
 # Fused forms of the most used built-ins: the reference's charging around the call, and the call.
 
-def _count(m, x):
-    return len(_paid(m, x)) if x is not None else 0
+def _count(m, x, pay=_paid):
+    return len(pay(m, x)) if x is not None else 0
 
 
-def _sum(m, x):
-    return check_int(sum(v for v in _paid(m, x) if v is not None))
+def _sum(m, x, pay=_paid):
+    return check_int(sum(v for v in pay(m, x) if v is not None))
 
 
-def _bag(m, x):
+def _bag(m, x, pay=_paid):
     out: dict = {}
-    for v in _paid(m, x):
+    for v in pay(m, x):
         out[v] = out.get(v, 0) + 1
-    charge_value(m, out)
+    m.charge(len(out))  # counts of items already paid for: flat and no bigger (charge_value's sum)
     return out
 
 
-def _any(m, x):
-    return any(_paid(m, x))
+def _any(m, x, pay=_paid):
+    return any(pay(m, x))
 
 
-def _all(m, x):
-    return all(_paid(m, x))
+def _all(m, x, pay=_paid):
+    return all(pay(m, x))
 
 
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
@@ -502,7 +527,8 @@ class CodeGen:
         cond = f" if {self.expr(e.cond, inner)}" if e.cond is not None else ""
         if e.elem is None:
             return f"[{v} for {v} in {src}{cond}]"
-        return f"_charged(m, [{self.expr(e.elem, inner)} for {v} in {src}{cond}])"
+        charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
+        return f"{charged}(m, [{self.expr(e.elem, inner)} for {v} in {src}{cond}])"
 
     def call(self, e: n.Call, scope: dict) -> str:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
@@ -515,14 +541,15 @@ class CodeGen:
         for i, a in enumerate(e.args):
             prm = b.params[min(i, len(b.params) - 1)]
             args.append(self.holder(a, scope) if prm.type == "holder" else self.expr(a, scope))
+        zone = ", _paid_flat" if len(args) == 1 and _flat(self.type_of(e.args[0])) else ""
         if len(args) == 1 and name in _FUSED_1:
-            return f"{_FUSED_1[name]}(m, {args[0]})"
+            return f"{_FUSED_1[name]}(m, {args[0]}{zone})"
         if name in ("max", "min") and len(args) >= 2 and all(self.type_of(a) == "int" for a in e.args):
             return f"{name}({', '.join(args)})"  # ints are not paid for; None raises (slow path)
         if name == "abs" and len(args) == 1:
             return f"abs({args[0]})"  # a list or a dict raises, as in the reference
         if len(args) == 1:
-            return f"_call1(m, {impl}, {args[0]})"
+            return f"_call1(m, {impl}, {args[0]}{zone})"
         return f"_calln(m, {impl}{''.join(', ' + a for a in args)})"
 
     def define(self, name: str) -> str:
