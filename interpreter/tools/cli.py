@@ -33,10 +33,10 @@ from .simulate import (
     format_summary,
     log_from_state,
     next_player,
-    playable,
     replay,
     save_log,
     simulate,
+    why_unplayable,
 )
 
 __all__ = ["build_parser", "main", "parse_option"]
@@ -123,7 +123,7 @@ def _load(path: str, options: dict | None = None, house: list[str] | None = None
 
 def _check_players(game: Any, players: int) -> None:
     """Refuse, before anything is played, a player count or option set the game does not allow."""
-    refused = playable(game, players)
+    refused = why_unplayable(game, players)
     if refused:
         raise CommandError(refused)
 

@@ -46,7 +46,7 @@ __all__ = [
     "ReplayResult",
     "Summary",
     "bench",
-    "playable",
+    "why_unplayable",
     "dumps_log",
     "format_bench",
     "format_summary",
@@ -544,7 +544,7 @@ def replay(log_path: str, game_path: str | None = None, house: list[str] | None 
 # --------------------------------------------------------------------------- benchmarks
 
 
-def playable(game: Any, players: int) -> str | None:
+def why_unplayable(game: Any, players: int) -> str | None:
     """Why a game cannot be played with this many players and its options, or None."""
     lo, hi = game.min_players, game.max_players
     if not lo <= players <= hi:
@@ -595,7 +595,7 @@ def bench(game: Any, players: int, games: int | None = None, seconds: float | No
     tracing slows everything down)."""
     if games is None and seconds is None:
         games = 20
-    refused = playable(game, players)
+    refused = why_unplayable(game, players)
     if refused:  # refuse before playing: games that all fail would measure nothing
         raise ValueError(refused)
     decisions = 0
