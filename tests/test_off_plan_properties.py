@@ -190,7 +190,9 @@ def save_and_clone(seed: int, players: int, every: int) -> None:
             c.place(card, "box" if c.s.where[card] != "box" else "room_discard")
             # and straight into the clone's containers, where sharing would show
             c.s.tokens["supply|funds|normal"] = c.s.tokens.get("supply|funds|normal", 0) + 1
-            c.s.vars["saved#0"].append("bedroom")
+            # (a var's value is shared by clones: nothing changes one in place, a `set` stores a
+            # new list; so the clone's list is replaced, as the engine does, not appended to)
+            c.set_var("saved#0", c.s.vars["saved#0"] + ["bedroom"])
             c.s.zones["hand#0"].append(-1)
             for f in c.s.stack:
                 f.locals["__probe"] = [1]
