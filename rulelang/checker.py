@@ -1096,6 +1096,10 @@ class _Checker:
             b = self.expr(e.orelse, scope)
             return a if a not in ("none", "any") else b
         if isinstance(e, n.ListLit):
+            named = next((i for i in e.items if isinstance(i, tuple)), None)
+            if named is not None:  # `[x = 1]`: the grammar reads a call's named argument
+                self.err("E306", f"a list holds values, not `{named[0]} = ...`", e.pos)
+                return "list:any"
             types = [self.expr(i, scope) for i in e.items]
             if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
                 return types[0]

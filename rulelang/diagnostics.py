@@ -90,9 +90,23 @@ class RuleRuntimeError(Exception):
         super().__init__(f"{pos}: {message}" if pos else message)
 
 
-def _read_for_display(path: str) -> str | None:
-    """A file's text to quote a line of, if it is a small regular file (never a device or a pipe)."""
+RULE_SUFFIXES = (".rules", ".scenario")  # the only files whose lines a diagnostic quotes
+
+
+def _is_rule_file(path: str) -> bool:
     try:
+        return path.endswith(RULE_SUFFIXES) and os.path.realpath(path).endswith(RULE_SUFFIXES)
+    except (OSError, ValueError):
+        return False
+
+
+def _read_for_display(path: str) -> str | None:
+    """A rule file's text to quote a line of, if it is a small regular file (never a device or a
+    pipe) and a rule file, also once links are followed: a diagnostic never echoes a line of
+    another file (a log naming /etc/passwd, a link named base.rules)."""
+    try:
+        if not _is_rule_file(path):
+            return None
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > 2_000_000:
             return None
@@ -107,7 +121,7 @@ def format_diagnostic(diag: Diagnostic, sources: dict[str, str] | None = None,
     out = [str(diag)]
     cache = {} if _lines is None else _lines  # each file split into lines once, however many errors
     if diag.pos.file not in cache:
-        text = (sources or {}).get(diag.pos.file)
+        text = (sources or {}).get(diag.pos.file) if _is_rule_file(diag.pos.file) else None
         if text is None:
             text = _read_for_display(diag.pos.file)
         cache[diag.pos.file] = text.splitlines() if text is not None else None
@@ -144,11 +158,19 @@ def edit_distance(a: str, b: str) -> int:
     return rows[-1][-1]
 
 
+MAX_SUGGEST_LENGTH = 64  # longer names are not typos worth a guess (and cost length^2 to compare)
+
+
 def suggest(name: str, candidates) -> str | None:
-    """The closest candidate by edit distance, if it is close enough to be a likely typo."""
+    """The closest candidate by edit distance, if it is close enough to be a likely typo.
+
+    Only names of at most MAX_SUGGEST_LENGTH characters are compared, and at most 2,000 of them,
+    so a file of generated names cannot make the suggester work for minutes."""
+    if not isinstance(name, str) or len(name) > MAX_SUGGEST_LENGTH:
+        return None
     best, best_d = None, None
     limit = 1 if len(name) <= 3 else 2 if len(name) <= 8 else 3
-    names = {c for c in set(candidates) if abs(len(c) - len(name)) <= limit}
+    names = {c for c in set(candidates) if isinstance(c, str) and abs(len(c) - len(name)) <= limit}
     if len(names) > 2000:
         return None  # too many look-alikes (a generated file): no guess is worth the time
     for c in sorted(names):

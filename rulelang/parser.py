@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from lark.indenter import DedentError, Indenter
 
 from . import nodes as n
 from .diagnostics import Diagnostic, RuleError, did_you_mean
+from .files import FileRefused, read_regular
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 # Parsing reads 80 to 200 KB a second (slowest on deeply nested expressions), so a megabyte is
@@ -739,30 +739,9 @@ def _find_bad_filters(node) -> list[Diagnostic]:
 def read_source(path: str) -> str:
     """Read a rule file as text, with a diagnostic for what cannot be read."""
     try:
-        info = os.stat(path)
-    except (OSError, ValueError) as e:
-        why = getattr(e, "strerror", None) or str(e)
-        raise RuleError([Diagnostic("E100", f"cannot read {path}: {why}", n.Pos(path, 1, 1))]) from None
-    if not stat.S_ISREG(info.st_mode):
-        # A folder, a device such as /dev/zero, a pipe that would block: never opened.
-        raise RuleError([Diagnostic("E100", f"cannot read {path}: not a regular file", n.Pos(path, 1, 1))])
-    size = info.st_size
-    if size > MAX_FILE_BYTES:
-        raise RuleError([Diagnostic("E100", f"the file is {size} bytes; the limit is {MAX_FILE_BYTES}",
-                                    n.Pos(path, 1, 1))])
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise RuleError([Diagnostic("E100", f"the file is over the limit of {MAX_FILE_BYTES} bytes",
-                                        n.Pos(path, 1, 1))])
-        if b"\x00" in raw:
-            raise UnicodeDecodeError("utf-8", raw, 0, 1, "NUL byte")
-        return raw.decode("utf-8-sig")  # a byte-order mark, as some editors write, is dropped
-    except UnicodeDecodeError:
-        raise RuleError([Diagnostic("E100", "the file is not UTF-8 text", n.Pos(path, 1, 1))]) from None
-    except OSError as e:
-        raise RuleError([Diagnostic("E100", f"cannot read {path}: {e.strerror}", n.Pos(path, 1, 1))]) from None
+        return read_regular(path, MAX_FILE_BYTES)
+    except FileRefused as e:
+        raise RuleError([Diagnostic("E100", str(e), n.Pos(path, 1, 1))]) from None
 
 
 def entry_file(path: str) -> str:
@@ -823,12 +802,19 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
                 try:
                     base = entry_file(str(Path(file).parent / d.path))
                     base_root = Path(base).parent.resolve()
+                    real = Path(base).resolve()
                 except (OSError, RuntimeError, ValueError) as e:  # too long, a symlink loop
                     diags.append(Diagnostic("E100", f"cannot read `{d.path}`: {e}", d.pos))
                     continue
-                if not base.endswith(".rules"):  # so it cannot make us read /etc/passwd or a device
+                if not (base.endswith(".rules") and real.name.endswith(".rules")):
+                    # so it cannot make us read /etc/passwd or a device, even through a link
                     diags.append(Diagnostic("E104", f"`extends \"{d.path}\"` names neither a game's folder nor "
                                                     "a .rules file", d.pos))
+                    continue
+                if base_root not in real.parents:  # sealed like an include: no link out of its folder
+                    diags.append(Diagnostic("E104", f"`extends \"{d.path}\"` is a link to a file outside "
+                                                    "its folder", d.pos,
+                                            "name the game's folder or its .rules file itself, not a link"))
                     continue
                 visit(base, base_root, d.pos, reading + (d.pos.line,))
         head = [d for d in module.decls if not isinstance(d, (n.Include, n.Extends))]

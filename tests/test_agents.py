@@ -126,9 +126,11 @@ def test_log_round_trip_and_replay(game, tmp_path):
     log = load_log(str(path))
     assert log["actions"] == record.actions
     assert log["result"] == {"scores": record.scores, "winners": record.winners}
-    result = replay(str(path))
+    result = replay(str(path), GAME)
     assert result.ok, result.message
     assert result.scores == record.scores
+    with pytest.raises(LogError, match="--game"):
+        replay(str(path))  # the log's own game_path is outside the log's folder: never read
 
 
 def test_load_log_refuses_garbage(tmp_path):

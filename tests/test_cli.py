@@ -18,7 +18,7 @@ import pytest
 
 import interpreter
 from interpreter.tools.cli import main, parse_option
-from interpreter.tools.simulate import bench
+from interpreter.tools.simulate import bench, sign_log
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = str(ROOT / "games" / "off_plan")
@@ -129,9 +129,9 @@ def test_save_logs_then_replay(tmp_path, capsys):
     assert len(files) == 2
     for f in files:
         log = json.loads(f.read_text())
-        assert log["format"] == "rulelang-log" and log["version"] == 1
+        assert log["format"] == "rulelang-log" and log["version"] == 2
         assert {"game_path", "options", "players", "seed", "actions", "result"} <= set(log)
-        code, out, err = run(capsys, "replay", str(f))
+        code, out, err = run(capsys, "replay", str(f), "--game", GAME)
         assert code == 0, err
         assert "same as recorded" in out
 
@@ -160,7 +160,10 @@ def _corrupt(log: dict, how: str) -> str:
         log["actions"][0][0] = (log["actions"][0][0] + 1) % log["players"]
     elif how == "extra action":
         log["actions"].append(log["actions"][-1])
-    return json.dumps(log)
+    elif how == "checksum":
+        log["seed"] += 1
+        return json.dumps(log)
+    return json.dumps(sign_log(log))  # edited with a recomputed checksum: the deeper checks stand
 
 
 @pytest.mark.parametrize("how, reason", [
@@ -171,11 +174,12 @@ def _corrupt(log: dict, how: str) -> str:
     ("illegal", "not legal"),
     ("wrong player", "not legal"),
     ("extra action", "the game ended"),
+    ("checksum", "checksum does not match"),
 ])
 def test_corrupt_log_is_refused(tmp_path, capsys, good_log, how, reason):
     path = tmp_path / "bad.json"
     path.write_text(_corrupt(good_log, how))
-    code, out, err = run(capsys, "replay", str(path))
+    code, out, err = run(capsys, "replay", str(path), "--game", GAME)
     assert code == 1
     assert reason in err
     assert "Traceback" not in err
@@ -184,8 +188,8 @@ def test_corrupt_log_is_refused(tmp_path, capsys, good_log, how, reason):
 def test_replay_detects_changed_result(tmp_path, capsys, good_log):
     good_log["result"]["scores"] = [s + 1 for s in good_log["result"]["scores"]]
     path = tmp_path / "changed.json"
-    path.write_text(json.dumps(good_log))
-    code, _, err = run(capsys, "replay", str(path))
+    path.write_text(json.dumps(sign_log(good_log)))
+    code, _, err = run(capsys, "replay", str(path), "--game", GAME)
     assert code == 1
     assert "differs" in err
 
@@ -200,7 +204,7 @@ def test_play_with_scripted_human(monkeypatch, capsys, tmp_path):
     assert code == 0, err
     assert "Game over." in out
     assert "1." in out  # numbered actions were shown
-    code, _, err = run(capsys, "replay", str(log))
+    code, _, err = run(capsys, "replay", str(log), "--game", GAME)
     assert code == 0, err
 
 

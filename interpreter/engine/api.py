@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import threading
 from typing import Any
 
 import attrs
@@ -19,6 +21,7 @@ import cattrs
 
 from rulelang.checker import Program, check
 from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
+from rulelang.files import FileRefused, read_regular, strict_json
 from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
@@ -26,10 +29,12 @@ from .budget import Budget
 from .cache import load_parsed, store_parsed
 from .compiler import CompiledGame, compile_program
 from .runtime import RULE_FAULTS, Machine, python_error
+from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
 from .undo import Undo
 
 _converter = cattrs.Converter()
+MAX_SAVE_BYTES = 50_000_000
 
 
 def _is_int(x) -> bool:
@@ -243,6 +248,8 @@ class Game:
         g = self.compiled
         if not _is_int(players) or not _is_int(seed):
             raise ValueError(f"players and seed are whole numbers, not {_show(players)} and {_show(seed)}")
+        if not 0 <= seed < 2**64:  # never taken modulo 2^64: two seeds must not give one game
+            raise ValueError(f"a seed is a whole number from 0 to 2^64 - 1, not {_show(seed)}")
         if not (g.min_players <= players <= g.max_players):
             raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
         refused = self.refusals(players)
@@ -264,20 +271,34 @@ class Game:
                     values[f"{name}#{p}"] = init.copy() if isinstance(init, (list, dict)) else init
             elif per is None:
                 values[name] = init.copy() if isinstance(init, (list, dict)) else init
-        seed = int(seed) & ((1 << 64) - 1)
         s = GameState(players, seed, seed, zones, ["box"] * n_cards, tokens, values)
         s.stack = [Frame("flow", 0, {}), Frame("setup", 0, {})]
         Machine(g, s).run()
         return State(self, s)
 
-    def state_from_json(self, text: str) -> State:
-        """Restore a saved state; refuses (SaveError) anything truncated, edited or foreign."""
+    def load_state(self, path: str) -> State:
+        """Restore a state from a save file, read like a rule file (a regular file of at most
+        MAX_SAVE_BYTES, UTF-8); refuses (SaveError) anything else, as ``state_from_json`` does."""
         try:
-            doc = json.loads(text)
-        except (ValueError, TypeError) as err:
-            raise SaveError(f"not JSON: {str(err)[:200]}") from None
-        except RecursionError:
-            raise SaveError("not a rulelang save (nested too deeply to read)") from None
+            text = read_regular(str(path), MAX_SAVE_BYTES)
+        except FileRefused as err:
+            raise SaveError(f"not a rulelang save: {err}") from None
+        return self.state_from_json(text)
+
+    def state_from_json(self, text: str) -> State:
+        """Restore a saved state; refuses (SaveError) anything truncated, edited, forged or foreign.
+
+        Strict JSON (no duplicate keys), then the save's kind and game, then the state's shape
+        against the compiled game (``_consistency_problem``, ``save_check.structure_problem``),
+        then its checksum."""
+        if not isinstance(text, str):
+            raise SaveError(f"a save is text, not {_show(text)}")
+        if len(text) > MAX_SAVE_BYTES:
+            raise SaveError(f"the save is {len(text)} characters; the limit is {MAX_SAVE_BYTES}")
+        try:
+            doc = strict_json(text)
+        except FileRefused as err:
+            raise SaveError(str(err) if str(err).startswith("not JSON") else f"not JSON: {err}") from None
         if not isinstance(doc, dict):
             raise SaveError("not a rulelang save (the top level is not an object)")
         if doc.get("format") != SAVE_FORMAT:
@@ -294,7 +315,7 @@ class Game:
         except Exception as err:  # cattrs reports a wrong shape in several ways
             raise SaveError(f"the state is malformed: {python_error(err)}") from None
         try:
-            problem = _consistency_problem(self.compiled, s)
+            problem = _consistency_problem(self.compiled, s) or structure_problem(self.compiled, s)
         except Exception as err:  # a shape the checks below did not foresee
             problem = f"it cannot be checked ({python_error(err)})"
         if problem:
@@ -410,14 +431,31 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: 
     return None
 
 
-class State:
-    """One game in progress: a thin face over ``GameState`` data."""
+def _locked(method):
+    """Run a method of State holding the state's lock (see State)."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return locked
 
-    __slots__ = ("game", "s")
+
+class State:
+    """One game in progress: a thin face over ``GameState`` data.
+
+    A state may be used from several threads (the browser server serves one game to several
+    tasks): every public method that reads or changes it holds the state's own lock, so two
+    answers to one decision are applied one after the other (the second is then stale or
+    illegal and refused), and a `clone` or `to_json` never sees half an action. Methods added
+    to this class must be wrapped in ``_locked`` too. Different states never share a lock.
+    """
+
+    __slots__ = ("game", "s", "_lock")
 
     def __init__(self, game: Game, s: GameState):
         self.game = game
         self.s = s
+        self._lock = threading.RLock()
 
     # ---- decisions
     def _waiting(self) -> list[tuple[Branch | None, Pending]]:
@@ -430,18 +468,21 @@ class State:
         return [(None, s.pending)] if s.pending is not None else []
 
     @property
+    @_locked
     def decision(self) -> Decision | None:
         waiting = self._waiting()
         if not waiting:
             return None
         return Decision(tuple(p.player for _, p in waiting), bool(self.s.branches), waiting[0][1].prompt)
 
+    @_locked
     def legal_actions(self, player: int | None = None) -> list[Action]:
         for _, p in self._waiting():
             if player is None or p.player == player:
                 return [Action(p.player, v, lab, p.serial) for v, lab in zip(p.values, p.labels, strict=True)]
         return []
 
+    @_locked
     def apply(self, action: Action, budget: Budget | None = None) -> None:
         """Apply a legal action; an illegal one raises IllegalAction and changes nothing.
 
@@ -474,6 +515,7 @@ class State:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
         self._carry_out(branch, p, index, budget)
 
+    @_locked
     def num_actions(self, player: int | None = None) -> int:
         """How many legal actions ``player`` (default: the first player deciding) has now; with
         ``apply_index``, the lean path for programs that need no labels nor Action objects."""
@@ -482,6 +524,7 @@ class State:
                 return len(p.values)
         return 0
 
+    @_locked
     def apply_index(self, index: int, player: int | None = None, budget: Budget | None = None) -> None:
         """Apply the legal action at ``index`` in ``legal_actions(player)`` (default: the first
         player deciding): the lean path for programs, with no Action objects made or compared.
@@ -532,7 +575,12 @@ class State:
             undo.restore(s)
             raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
                                    choice_pos) from None
-        except BaseException:  # RuleRuntimeError, or anything else: never leave half an action
+        except RuleRuntimeError as err:
+            undo.restore(s)
+            if err.pos is None:  # raised by a `resume`: the choice is where it happened
+                raise RuleRuntimeError(err.bare_message, choice_pos) from None
+            raise
+        except BaseException:  # anything else: never leave half an action
             undo.restore(s)
             raise
         return undo
@@ -545,15 +593,18 @@ class State:
     def _machine(self, budget: Budget | None = None) -> Machine:
         return Machine(self.game.compiled, self.s, budget)
 
+    @_locked
     def score_breakdown(self, player: int, budget: Budget | None = None) -> dict[str, int]:
         g = self.game.compiled
         m = self._machine(budget)
         return {label: f(m, player) for label, f in g.score_lines}
 
+    @_locked
     def scores(self, budget: Budget | None = None) -> list[int]:
         budget = budget if budget is not None else Budget()
         return [sum(self.score_breakdown(p, budget).values()) for p in range(self.s.num_players)]
 
+    @_locked
     def winners(self, budget: Budget | None = None) -> list[int]:
         """The winning players: the game's `winners:` rule, else the highest score after tiebreaks.
 
@@ -570,6 +621,7 @@ class State:
         return [p for p, k in enumerate(keys) if k == best]
 
     # ---- results and utilities: the one definition every agent and adapter uses
+    @_locked
     def results(self, budget: Budget | None = None) -> list[float]:
         """Each player's share of the win: 1/k for each of k winners, 0 for everyone else.
 
@@ -577,6 +629,7 @@ class State:
         winners = self.winners(budget)
         return [1 / len(winners) if p in winners else 0.0 for p in range(self.s.num_players)]
 
+    @_locked
     def returns(self, utility: str = "win", budget: Budget | None = None) -> list[float]:
         """What the game is worth to each player, from its result (see docs/agents.md).
 
@@ -596,6 +649,7 @@ class State:
             return [score - mean for score in scores]
         raise ValueError(f"utility is `win` or `score`, not {utility!r}")
 
+    @_locked
     def standing(self, player: int, budget: Budget | None = None) -> float:
         """How well a player stands now, from 0 to 1: a heuristic for agents that cannot search.
 
@@ -605,6 +659,7 @@ class State:
         counts as better. The work is paid from ``budget`` if given."""
         return self.standings(budget)[player]
 
+    @_locked
     def standings(self, budget: Budget | None = None) -> list[float]:
         """``standing`` of every player, worked out together."""
         budget = budget if budget is not None else Budget()
@@ -625,12 +680,14 @@ class State:
             out.append(0.5 * results[player] + 0.25 + 0.25 * margin / (1 + abs(margin)))
         return out
 
+    @_locked
     def check_invariants(self) -> list[str]:
         """The texts of the game's declared invariants that do not hold now."""
         m = self._machine()
         return [text for text, f in self.game.compiled.invariants if not f(m, {})]
 
     # ---- data
+    @_locked
     def clone(self, budget: Budget | None = None) -> State:
         """An independent copy; with a budget, the copy is paid for (one step per card, var,
         token entry and log line)."""
@@ -640,11 +697,16 @@ class State:
         return State(self.game, self.s.copy())
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and other.game is self.game and other.s == self.s
+        if not isinstance(other, State) or other.game is not self.game:
+            return False
+        first, second = sorted((self, other), key=id)  # always in one order: no deadlock
+        with first._lock, second._lock:
+            return other.s == self.s
 
     def __hash__(self) -> int:  # states are mutable; hash by identity
         return id(self)
 
+    @_locked
     def to_json(self) -> str:
         state_text = _state_text(_converter.unstructure(self.s))
         head = json.dumps({"format": SAVE_FORMAT, "version": SAVE_VERSION, "game": self.game.name,
@@ -679,6 +741,7 @@ class State:
             raise KeyError(f"no card named {name!r}")
         return ids
 
+    @_locked
     def place(self, card: int | str, zone: str, at: int | str | None = None) -> int:
         """Move a card (an id, or a name: the first copy not already in `zone`) into a zone key."""
         if isinstance(card, str):
@@ -698,6 +761,7 @@ class State:
             return holder
         return f"m:{holder}"
 
+    @_locked
     def set_tokens(self, holder: int | str, token: str, count: int, side: str | None = None) -> None:
         """Give a holder exactly `count` tokens on one side, taking from or returning to the supply."""
         m = self._machine()
@@ -711,12 +775,14 @@ class State:
         elif count < have:
             m.transfer(have - count, token, key, "supply", side, strict=True)
 
+    @_locked
     def set_var(self, name: str, value: Any, player: int | None = None) -> None:
         key = name if player is None else f"{name}#{player}"
         if key not in self.s.vars:
             raise KeyError(f"no var {key!r}")
         self._machine().set_var(key, value)
 
+    @_locked
     def run_procedure(self, name: str, *args: Any, active: int | None = None) -> None:
         """Drop whatever the game was doing and run one procedure (and what it triggers) from here.
 
@@ -739,6 +805,7 @@ class State:
         Machine(self.game.compiled, s).run()
 
     # ---- what a player may see
+    @_locked
     def view(self, player: int) -> dict:
         g = self.game.compiled
         s = self.s

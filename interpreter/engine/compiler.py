@@ -1273,11 +1273,12 @@ class _PickOp(_Op):
 class _MenuOp(_Op):
     """`choose:` with options; unavailable or unaffordable options are not offered."""
 
-    __slots__ = ("options", "chooser", "prompt", "starts", "key")
+    __slots__ = ("options", "option_pos", "chooser", "prompt", "starts", "key")
 
     def __init__(self, c: _Compiler, s: n.Menu):
         super().__init__(s.pos)
         self.options = []
+        self.option_pos = [o.pos for o in s.options]
         for o in s.options:
             when = c.expr(o.when) if o.when is not None else None
             cost = (c.expr(o.cost[0]), o.cost[1]) if o.cost is not None else None
@@ -1294,7 +1295,7 @@ class _MenuOp(_Op):
         values, labels = [], []
         for i, (label, when, cost, once, each) in enumerate(self.options):
             if each is None:
-                if self._open(m, L, player, i, once, when, cost):
+                if self._open(m, L, player, i, i, once, when, cost):
                     values.append(i)
                     labels.append(label(m, L))
                 continue
@@ -1307,7 +1308,7 @@ class _MenuOp(_Op):
             try:
                 for item in items:
                     L[name] = item
-                    if self._open(m, L, player, f"{i}:{item}", once, when, cost):
+                    if self._open(m, L, player, i, f"{i}:{item}", once, when, cost):
                         values.append([i, item])
                         labels.append(label(m, L))
             finally:
@@ -1319,12 +1320,19 @@ class _MenuOp(_Op):
             raise RuleRuntimeError("no option can be chosen here (add an option that is always open)", self.pos)
         m.park(Pending(player, self.prompt(m, L), "menu", values, _disambiguate(labels)))
 
-    def _open(self, m: Machine, L: dict, player: int, which, once, when, cost) -> bool:
+    def _open(self, m: Machine, L: dict, player: int, i: int, which, once, when, cost) -> bool:
         if once is not None and f"{once}|{player}|{self.key}|{which}" in m.s.once:
             return False
         if when is not None and not when(m, L):
             return False
-        return cost is None or m.token_count(f"p{player}", cost[1]) >= cost[0](m, L)
+        return cost is None or m.token_count(f"p{player}", cost[1]) >= self.cost(m, L, cost, i)
+
+    def cost(self, m: Machine, L: dict, cost: tuple, i: int) -> int:
+        """What option `i` costs now: a whole number from 0 (a negative cost would pay the player)."""
+        amount = cost[0](m, L)
+        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+            raise RuleRuntimeError(f"a cost is a number from 0, not {amount!r}", self.option_pos[i])
+        return amount
 
     def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         which = value
@@ -1334,7 +1342,7 @@ class _MenuOp(_Op):
             fr.locals[self.options[value][4][0]] = item
         label, when, cost, once, each = self.options[value]
         if cost is not None:
-            m.transfer(cost[0](m, fr.locals), cost[1], f"p{player}", "supply", None, strict=True)
+            m.transfer(self.cost(m, fr.locals, cost, value), cost[1], f"p{player}", "supply", None, strict=True)
         if once is not None:
             m.s.once.append(f"{once}|{player}|{self.key}|{which}")
         fr.pc = self.starts[value]

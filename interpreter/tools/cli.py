@@ -23,6 +23,8 @@ import time
 import traceback
 from typing import Any
 
+from rulelang.printable import printable
+
 from ..agents import AGENT_NAMES, agent_seed, make_agent, parse_agent_spec
 from .play import QUIT_EXIT_CODE, HumanAgent, QuitGame, format_log_entry, render_result, seat_name
 from .simulate import (
@@ -140,6 +142,12 @@ def _seat_agents(names: list[str] | None, players: int, default: list[str],
     return names
 
 
+def echo(*parts: object, file: Any = None, **kwargs: Any) -> None:
+    """`print`, with control characters escaped (``rulelang.printable``): rule files, logs and
+    saves may hold ESC or BEL, and every command prints through this."""
+    print(*(printable(p) for p in parts), file=file if file is not None else sys.stdout, **kwargs)
+
+
 def _dump_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2)
     sys.stdout.write("\n")
@@ -153,7 +161,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     span = f"{game.min_players}" if game.min_players == game.max_players else \
         f"{game.min_players}-{game.max_players}"
     extra = f", {len(args.house)} house rule file(s)" if args.house else ""
-    print(f"{args.path}: ok ({game.name}, {span} players, {len(game.options)} options{extra})")
+    echo(f"{args.path}: ok ({game.name}, {span} players, {len(game.options)} options{extra})")
     return 0
 
 
@@ -185,19 +193,19 @@ def cmd_info(args: argparse.Namespace) -> int:
                          "default": o.default, "doc": o.doc} for o in game.options],
         })
         return 0
-    print(game.name)
-    print(f"  rules:   {getattr(game, 'source_path', args.path)}")
+    echo(game.name)
+    echo(f"  rules:   {getattr(game, 'source_path', args.path)}")
     span = f"{game.min_players}" if game.min_players == game.max_players else \
         f"{game.min_players} to {game.max_players}"
-    print(f"  players: {span}")
+    echo(f"  players: {span}")
     if not game.options:
-        print("  options: none")
+        echo("  options: none")
         return 0
-    print("  options (set with --option NAME=VALUE):")
+    echo("  options (set with --option NAME=VALUE):")
     for opt in game.options:
-        print(f"    {opt.name}: {_option_domain(opt)}  (default {_fmt_default(opt.default)})")
+        echo(f"    {opt.name}: {_option_domain(opt)}  (default {_fmt_default(opt.default)})")
         if getattr(opt, "doc", ""):
-            print(f"        {opt.doc}")
+            echo(f"        {opt.doc}")
     return 0
 
 
@@ -211,7 +219,7 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
               for i, n in enumerate(names)]
     humans = [i for i, n in enumerate(names) if n == "human"]
     who = ", ".join(f"{seat_name(i)} {n}" for i, n in enumerate(names))
-    print(f"{game.name}: {args.players} players ({who}), seed {seed}")
+    echo(f"{game.name}: {args.players} players ({who}), seed {seed}")
     state = game.new_game(players=args.players, seed=seed)
     shown = 0
     try:
@@ -221,18 +229,18 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             state.apply(action)
             if not humans:  # watching computer players: print the log as it grows
                 for entry in state.log[shown:]:
-                    print(format_log_entry(entry))
+                    echo(format_log_entry(entry))
                 shown = len(state.log)
     finally:
         if args.save_log:
             save_log(args.save_log, log_from_state(game, state, args.path, names))
-            print(f"game log saved to {args.save_log}")
+            echo(f"game log saved to {args.save_log}")
     if humans:
         recap = agents[humans[0]].recap(state, humans[0])
         if recap:
-            print("Since your last decision:")
-            print("\n".join(recap))
-    print(render_result(state))
+            echo("Since your last decision:")
+            echo("\n".join(recap))
+    echo(render_result(state))
     return 0
 
 
@@ -248,19 +256,19 @@ def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     if args.json:
         _dump_json(summary.to_dict())
     else:
-        print(format_summary(summary))
+        echo(format_summary(summary))
         if args.save_logs:
-            print(f"game logs saved in {args.save_logs}")
+            echo(f"game logs saved in {args.save_logs}")
     if summary.errors:
-        print(f"rulelang: {len(summary.errors)} of {summary.games} games stopped with an error",
+        echo(f"rulelang: {len(summary.errors)} of {summary.games} games stopped with an error",
               file=sys.stderr)
         return 1
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    result = replay(args.log, game_path=args.game)
-    print(f"{args.log}: {result.message}", file=sys.stdout if result.ok else sys.stderr)
+    result = replay(args.log, game_path=args.game, house=args.house or None)
+    echo(f"{args.log}: {result.message}", file=sys.stdout if result.ok else sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -276,7 +284,7 @@ def cmd_test(args: argparse.Namespace) -> int:
         raise CommandError("no scenario files found (they end in .scenario)")
     start = time.perf_counter()
     results = run_paths(args.paths, args.house or None)
-    print(format_report(results, time.perf_counter() - start))
+    echo(format_report(results, time.perf_counter() - start))
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -326,13 +334,13 @@ def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         parser.error("validate runs without people: use random, greedy or mcts agents")
     seeds = range(args.seed, args.seed + args.games)
     name = game.name + (f" with {', '.join(os.path.basename(h) for h in house)}" if house else "")
-    print(f"Validating {name}: {players} player{'s' if players != 1 else ''}")
+    echo(f"Validating {name}: {players} player{'s' if players != 1 else ''}")
     failed = False
     warnings_text = None
     if "static" in parts:
         warnings_text = v.format_static(warnings, sources)
-        print("\n== Static analysis")
-        print(warnings_text)
+        echo("\n== Static analysis")
+        echo(warnings_text)
     validator = v.Validator(game, program, max_decisions=args.max_decisions)
     variants: list = []
     violations: list = []
@@ -350,31 +358,31 @@ def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     note = None
     shown = None
     if "dynamic" in parts:
-        print(f"\n== Invariants ({len(program.invariants)} declared, and the built-in ones)")
+        echo(f"\n== Invariants ({len(program.invariants)} declared, and the built-in ones)")
         mine = [x for label, x in violations if label != "base"]
-        print(f"random games: {len(seeds)} played, {len(mine)} broke an invariant")
+        echo(f"random games: {len(seeds)} played, {len(mine)} broke an invariant")
         examples = args.examples or args.games
         try:
             found, tried = v.explore(game, players, seeds, validator, examples=examples, search_seed=args.seed)
-            print(f"exploring choices with hypothesis: {tried} games tried")
+            echo(f"exploring choices with hypothesis: {tried} games tried")
         except ImportError:
             found = None
-            print("hypothesis is not installed (pip install hypothesis): only random games were checked")
+            echo("hypothesis is not installed (pip install hypothesis): only random games were checked")
         shown = found or (mine[0] if mine else None)
         base_broken = [x for label, x in violations if label == "base"]
         if shown is None and base_broken:
             shown = base_broken[0]
-            print("the base game itself breaks an invariant:")
+            echo("the base game itself breaks an invariant:")
         if shown is None:
             note = "every invariant held after every decision"
-            print(note)
+            echo(note)
         else:
             failed = True
             note = f"an invariant broke: {shown.name}"
-            print(v.format_violation(shown))
+            echo(v.format_violation(shown))
     if variants:
-        print("\n== Balance")
-        print(v.format_balance(variants, seeds, agents))
+        echo("\n== Balance")
+        echo(v.format_balance(variants, seeds, agents))
     if args.report:
         from .report import html_report
 
@@ -385,7 +393,7 @@ def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
                            v.format_violation(shown) if shown else None, note)
         with open(args.report, "w", encoding="utf-8") as fh:
             fh.write(page)
-        print(f"\nreport written to {args.report}")
+        echo(f"\nreport written to {args.report}")
     return 1 if failed else 0
 
 
@@ -395,9 +403,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if not os.path.exists(args.path):
         raise CommandError(f"{args.path}: no such game folder or rule file")
     if args.card:
-        print(explain_card(args.path, args.card, args.house))
+        echo(explain_card(args.path, args.card, args.house))
     else:
-        print(explain_game(args.path, args.house))
+        echo(explain_game(args.path, args.house))
     return 0
 
 
@@ -410,7 +418,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         _dump_json(result.to_dict())
     else:
-        print(format_bench(result))
+        echo(format_bench(result))
     return 1 if result.errors else 0
 
 
@@ -482,7 +490,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="replay a game log and check it gives the recorded result")
     p.add_argument("log", metavar="LOG", help="a game log written by simulate --save-logs or play --save-log")
-    p.add_argument("--game", metavar="PATH", help="the game to use instead of the path stored in the log")
+    p.add_argument("--game", metavar="PATH", help="the game to replay (a log never chooses which files are "
+                                                  "read; without --game, only a relative path inside the "
+                                                  "log's folder is used)")
+    add_house_arg(p)
     p.set_defaults(run=lambda a: cmd_replay(a))
 
     p = sub.add_parser("bench", help="measure random playouts, decisions per second, clone cost, memory")
@@ -563,7 +574,7 @@ def _rule_error_types() -> tuple[tuple[type[BaseException], ...], tuple[type[Bas
 
 
 def _fail(message: str) -> int:
-    print(f"rulelang: error: {message}", file=sys.stderr)
+    echo(f"rulelang: error: {message}", file=sys.stderr)
     return 1
 
 
@@ -575,20 +586,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except QuitGame:
-        print("\nGame abandoned.", file=sys.stderr)
+        echo("\nGame abandoned.", file=sys.stderr)
         return QUIT_EXIT_CODE
     except BrokenPipeError:  # output piped into a program that stopped reading (head, less)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except KeyboardInterrupt:
-        print("\nInterrupted.", file=sys.stderr)
+        echo("\nInterrupted.", file=sys.stderr)
         return QUIT_EXIT_CODE
     except Exception as exc:
         if debug:
             traceback.print_exc()
         if rule_errors and isinstance(exc, rule_errors):
-            print(str(exc), file=sys.stderr)
+            echo(str(exc), file=sys.stderr)
             return 1
         if runtime_errors and isinstance(exc, runtime_errors):
             return _fail(f"the rules failed while the game ran: {exc}")

@@ -17,6 +17,8 @@ import shutil
 import sys
 from typing import Any, TextIO
 
+from rulelang.printable import printable
+
 __all__ = [
     "HumanAgent",
     "QuitGame",
@@ -239,10 +241,10 @@ class HumanAgent:
         self._seen: dict[int, int] = {}
 
     def _print(self, text: str = "") -> None:
-        print(text, file=self.output, flush=True)
+        print(printable(text), file=self.output, flush=True)
 
     def _read(self, prompt: str) -> str:
-        self.output.write(prompt)
+        self.output.write(printable(prompt))
         self.output.flush()
         line = self.input.readline()
         if line == "":

@@ -18,11 +18,19 @@ A game log::
 
 ``result`` is ``null`` for a game that stopped with an error; the log then also has
 ``"error": "<message>"`` and replaying it checks that the same error happens again. A game
-played with house rules also has ``"house": [file, ...]``, which replay applies again.
+played with house rules also has ``"house": [file, ...]``. The last key, ``"checksum"``, is a
+SHA-256 of the rest: a log damaged or edited by hand is refused.
+
+A log is someone else's file: it never chooses which files are read. ``replay`` takes the game
+(and house rules) from its caller; only a relative ``game_path`` inside the log's own folder is
+used when none is given (sealed like an include). Logs are read like rule files (a regular file,
+at most ``MAX_LOG_BYTES``, strict JSON: no duplicate keys), seeds must be below 2^64, and an
+action is matched only by a legal value of the same type (``true`` or ``1.0`` is not ``1``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -32,6 +40,8 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
+
+from rulelang.files import FileRefused, read_regular, strict_json
 
 from ..agents import agent_seed, make_agent
 from .play import seat_name, seat_names, seat_scores
@@ -57,11 +67,14 @@ __all__ = [
     "replay",
     "run_game",
     "save_log",
+    "sign_log",
     "simulate",
 ]
 
 LOG_FORMAT = "rulelang-log"
-LOG_VERSION = 1
+LOG_VERSION = 2  # 2: logs carry a checksum
+MAX_LOG_BYTES = 50_000_000
+MAX_SEED = 2**64  # seeds are 0 <= seed < 2**64, as new_game takes them
 LOG_KEYS = ("game_path", "options", "players", "seed", "actions", "result")
 DEFAULT_MAX_DECISIONS = 100_000
 UNFINISHED = "unfinished: the game was stopped before its end"
@@ -363,10 +376,21 @@ def log_from_state(game: Any, state: Any, game_path: str | None = None, agents: 
     return make_log(game, record, game_path)
 
 
+def _log_checksum(log: dict) -> str:
+    body = {k: v for k, v in log.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def sign_log(log: dict) -> dict:
+    """The log with its checksum (re)computed (``dumps_log`` does it when a log is written)."""
+    body = {k: v for k, v in log.items() if k != "checksum"}
+    return {**body, "checksum": _log_checksum(body)}
+
+
 def dumps_log(log: dict) -> str:
-    """A log as JSON text: one key per line, one action per line."""
+    """A log as JSON text, with its checksum: one key per line, one action per line."""
     lines = []
-    for key, value in log.items():
+    for key, value in sign_log(log).items():
         if key == "actions" and value:
             inner = ",\n".join("  " + json.dumps(a, separators=(",", ":")) for a in value)
             lines.append(f'{json.dumps(key)}: [\n{inner}\n ]')
@@ -402,8 +426,8 @@ def _check_log(data: Any, where: str) -> dict:
         raise bad("options", "an object")
     if type(data["players"]) is not int or data["players"] < 1:
         raise bad("players", "a positive integer")
-    if type(data["seed"]) is not int:
-        raise bad("seed", "an integer")
+    if type(data["seed"]) is not int or not 0 <= data["seed"] < MAX_SEED:
+        raise bad("seed", "a whole number from 0 to 2^64 - 1")
     actions = data["actions"]
     if not isinstance(actions, list):
         raise bad("actions", "a list of [player, value] pairs")
@@ -416,27 +440,31 @@ def _check_log(data: Any, where: str) -> dict:
     if result is None:
         if not isinstance(data.get("error"), str):
             raise LogError(f"{where}: \"result\" is null but the log has no \"error\"")
-    elif (not isinstance(result, dict) or not isinstance(result.get("scores"), list)
-          or not isinstance(result.get("winners"), list)):
-        raise bad("result", "an object with \"scores\" and \"winners\" lists (or null)")
+    elif (not isinstance(result, dict) or not _whole_numbers(result.get("scores"))
+          or not _whole_numbers(result.get("winners"))):
+        raise bad("result", "an object with \"scores\" and \"winners\" lists of whole numbers (or null)")
+    house = data.get("house")
+    if house is not None and not (isinstance(house, list) and all(isinstance(h, str) for h in house)):
+        raise bad("house", "a list of house-rule files")
+    if data.get("checksum") != _log_checksum(data):
+        raise LogError(f"{where}: the log was changed after it was written (its checksum does not match)")
     return data
+
+
+def _whole_numbers(values: Any) -> bool:
+    return isinstance(values, list) and all(type(v) is int for v in values)
 
 
 def load_log(path: str) -> dict:
     """Read and check a game log; :class:`LogError` says what is wrong with it."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise LogError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise LogError(f"{path}: not a rulelang game log (not UTF-8 text)") from None
+        text = read_regular(path, MAX_LOG_BYTES)
+    except FileRefused as exc:
+        raise LogError(f"{path}: not a rulelang game log: {exc}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LogError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
-        raise LogError(f"{path}: not a rulelang game log (nested too deeply)") from None
+        data = strict_json(text)
+    except FileRefused as exc:
+        raise LogError(f"{path}: {exc}" if str(exc).startswith("not JSON") else f"{path}: not JSON: {exc}") from None
     return _check_log(data, path)
 
 
@@ -451,23 +479,55 @@ class ReplayResult:
     winners: list[int] | None = None
 
 
+def _beside_log(log_path: str, path: str) -> str | None:
+    """`path` read relative to the log's folder, if it stays inside that folder (links followed)."""
+    if os.path.isabs(path):
+        return None
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(log_path)))
+    target = os.path.realpath(os.path.join(folder, path))
+    if not target.startswith(folder + os.sep) or not os.path.exists(target):
+        return None
+    return target
+
+
 def _resolve_game_path(log: dict, log_path: str, game_path: str | None) -> str:
     if game_path:
         return game_path
     path = log["game_path"]
-    if os.path.exists(path):
-        return path
-    if not os.path.isabs(path):
-        beside = os.path.join(os.path.dirname(os.path.abspath(log_path)), path)
-        if os.path.exists(beside):
-            return beside
-    raise LogError(f"{log_path}: the game {path!r} named in the log was not found "
-                   "(relative paths are read from the current folder; give the game with --game)")
+    beside = _beside_log(log_path, path)
+    if beside is not None:
+        return beside
+    raise LogError(f"{log_path}: give the game to replay with --game PATH (the log names "
+                   f"{json.dumps(path)[:80]}, but a log never chooses which files are read; only a "
+                   "relative path inside the log's own folder is used)")
+
+
+def _resolve_house(log: dict, log_path: str, house: list[str] | None) -> list[str]:
+    if house is not None:
+        return list(house)
+    recorded = log.get("house") or []
+    found = [_beside_log(log_path, h) for h in recorded]
+    if any(h is None for h in found):
+        raise LogError(f"{log_path}: the log was played with house rules "
+                       f"({', '.join(json.dumps(h)[:60] for h in recorded)}): give them with --house FILE")
+    return [h for h in found if h is not None]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, and of the same types all the way down (true is not 1, 1.0 is not 1)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
 
 
 def replay(log_path: str, game_path: str | None = None, house: list[str] | None = None) -> ReplayResult:
-    """Reload the game a log names, replay its actions (each matched by value against
-    the legal actions at that point) and compare the outcome with the recorded one.
+    """Load the game (``game_path``, or a relative path in the log that stays inside the log's
+    folder) with ``house`` rules, replay the log's actions (each matched by value and type
+    against the legal actions at that point) and compare the outcome with the recorded one.
 
     Raises :class:`LogError` for a log that cannot be replayed (unreadable, wrong
     format, an action that is not legal); returns a result with ``ok=False`` when the
@@ -476,10 +536,7 @@ def replay(log_path: str, game_path: str | None = None, house: list[str] | None 
 
     log = load_log(log_path)
     path = _resolve_game_path(log, log_path, game_path)
-    if house is None:
-        house = log.get("house")
-        if house is not None and not (isinstance(house, list) and all(isinstance(h, str) for h in house)):
-            raise LogError(f"{log_path}: \"house\" should be a list of house-rule files, not {house!r:.60}")
+    house = _resolve_house(log, log_path, house)
     kwargs = {"house": list(house)} if house else {}
     game = interpreter.load(path, options=dict(log["options"]), **kwargs)
     actions = log["actions"]
@@ -492,7 +549,7 @@ def replay(log_path: str, game_path: str | None = None, house: list[str] | None 
                 raise LogError(f"{log_path}: the game ended after action {i} but the log has "
                                f"{len(actions)} actions")
             legal = list(state.legal_actions(player))
-            match = next((a for a in legal if _norm(a.value) == value), None)
+            match = next((a for a in legal if _same(_norm(a.value), value)), None)
             if match is None:
                 seats = list(state.decision.players) if state.decision is not None else []
                 shown = ", ".join(repr(a.label) for a in legal[:8]) + (" ..." if len(legal) > 8 else "")
@@ -533,7 +590,7 @@ def replay(log_path: str, game_path: str | None = None, house: list[str] | None 
         return ReplayResult(False, f"the log ends after {done} actions but the game is not over", done)
     scores, winners = list(state.scores()), list(state.winners())
     want = log["result"]
-    if scores == want["scores"] and winners == want["winners"]:
+    if _same(scores, want["scores"]) and _same(winners, want["winners"]):
         return ReplayResult(True, f"replayed {done} actions: scores {seat_scores(scores)}; winners "
                                   f"{seat_names(winners)} (same as recorded)", done, scores, winners)
     return ReplayResult(False, f"replayed {done} actions but the result differs: scores {seat_scores(scores)}; "
