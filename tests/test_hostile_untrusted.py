@@ -13,7 +13,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from hostile_helpers import FIXTURES, HOSTILE, no_hang, run_capped
+from hostile_helpers import FIXTURES, HOSTILE, no_hang, outcome, run_capped
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import interpreter
 from interpreter import IllegalAction, SaveError
@@ -415,3 +417,97 @@ def test_control_characters_are_escaped_in_everything_printed(tmp_path, capsys):
     assert "\x1b" not in text and "\x07" not in text
     assert "\\x1b" in text  # shown, escaped
     assert printable("a\x1bb\u202ec\n") == "a\\x1bb\\u202ec\n"
+
+
+# ---- the fuzzer for these routes: typed programs that reach the runtime ----------------------
+# Programs built from statements that type-check, so they pass the checker and run: whole-zone
+# moves, draws through refills, lists nested inside lists, comparisons and logs of them, sums,
+# defines called in loops, with counts from 0 to 10^17. Whatever they do, a game loads and plays
+# or stops with a positioned error, quickly and (in the slow run) under a memory cap.
+
+OUTCOMES = ("game", "rule error", "runtime error at setup", "runtime error in play", "runtime error in scores")
+COUNTS = st.sampled_from([0, 1, 3, 50, 1000, 100_000, 10**17])
+
+PROGRAM_HEAD = """game "Fuzzed"
+players 1 to 2
+kind chip:
+    value: int
+cards chip (name, value, copies):
+    "Chip", 1, {cards}
+zone deck: hidden, refill discard
+zone discard: public, refill deck
+var total: int = 0
+define twice(xs: list of int) = count(xs) + count(xs)
+
+setup:
+    move cards(chip) to deck
+    let l0 = [1, 2, 3]
+"""
+
+
+@st.composite
+def statements(draw, lists: int = 1, depth: int = 0) -> list[str]:
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        i, j = draw(st.integers(0, lists - 1)), draw(st.integers(0, lists - 1))
+        n = draw(COUNTS)
+        kind = draw(st.sampled_from(["move", "draw", "shuffle", "nest", "range", "compare", "log", "sum",
+                                     "define", "repeat"] if depth < 2 else
+                                    ["move", "draw", "nest", "compare", "log", "sum", "define"]))
+        if kind == "move":
+            out.append(draw(st.sampled_from(["move deck to discard", "move discard to deck"])))
+        elif kind == "draw":
+            out.append(f"draw {n} from deck to discard")
+        elif kind == "shuffle":
+            out.append("shuffle discard into deck")
+        elif kind == "nest":
+            out.append(f"let l{lists} = [l{i}, l{j}, l{i}]")
+            lists += 1
+        elif kind == "range":
+            out.append(f"let l{lists} = [l{i} for x in range(1, {min(n, 10**6)})]")
+            lists += 1
+        elif kind == "compare":
+            out.append(f"if l{i} == l{j}:\n    log \"same\"")
+        elif kind == "log":
+            out.append(f'log "{{l{i}}}"')
+        elif kind == "sum":
+            out.append(f"set total = sum([total, {n}, count(l{i})])")
+        elif kind == "define":
+            out.append(f"set total = twice(flatten(l{i})) + {min(n, 10**6)}")
+        else:
+            body = draw(statements(lists, depth + 1))
+            out.append(f"repeat {n}:\n" + "\n".join("    " + line for b in body for line in b.split("\n")))
+    return out
+
+
+def _program(cards: int, body: list[str]) -> str:
+    lines = [("    " + line) for stmt in body for line in stmt.split("\n")]
+    return PROGRAM_HEAD.format(cards=cards) + "\n".join(lines) + "\n\nflow:\n    pass\n"
+
+
+def _fuzzed_outcome(tmp_path_factory, cards: int, body: list[str]) -> str:
+    folder = tmp_path_factory.mktemp("fuzzed")
+    (folder / "game.rules").write_text(_program(cards, body), encoding="utf-8")
+    with no_hang(60):
+        return outcome(str(folder))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(cards=st.sampled_from([1, 100, 10_000]), body=statements())
+def test_typed_programs_with_big_values_end_in_a_game_or_a_positioned_error(tmp_path_factory, cards, body):
+    assert _fuzzed_outcome(tmp_path_factory, cards, body) in OUTCOMES
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(cards=st.sampled_from([1, 100, 10_000]), body=statements())
+def test_typed_programs_many_under_a_memory_cap(tmp_path_factory, cards, body):
+    folder = tmp_path_factory.mktemp("fuzzed")
+    (folder / "game.rules").write_text(_program(cards, body), encoding="utf-8")
+    out = run_capped(f"""
+import sys
+sys.path.insert(0, "tests")
+from hostile_helpers import outcome
+print(outcome({str(folder)!r}))
+""", timeout=120, memory_mib=1000)
+    assert out.strip() in OUTCOMES
