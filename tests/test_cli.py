@@ -313,7 +313,7 @@ def test_every_command_shows_seats_as_player_1_to_n(tmp_path, capsys):
     assert re.search(r"scores: Player 1 -?\d+, Player 2 -?\d+, Player 3 -?\d+", out)
     assert re.search(r"winners: (Player [1-3](, )?)+|winners: nobody", out)
     log = json.loads(next(logs.glob("*.json")).read_text())
-    code, out, err = run(capsys, "replay", str(next(logs.glob("*.json"))))
+    code, out, err = run(capsys, "replay", str(next(logs.glob("*.json"))), "--game", GAME)
     assert code == 0, err
     want = ", ".join(f"Player {p + 1}" for p in log["result"]["winners"]) or "nobody"
     assert f"winners {want} (same as recorded)" in out and "Player 1 " in out

@@ -330,6 +330,23 @@ def test_forged_saves_with_a_recomputed_checksum_are_refused(forgery):
         game.state_from_json(text)
 
 
+def test_a_menu_made_for_each_item_survives_a_save_and_refuses_forged_options():
+    """Options made `for` each item are offered as [option, item]: a save keeps them, and a
+    forged save may not offer them as plain options (or plain options as items)."""
+    game = interpreter.load(str(FIXTURES / "second_edition"))
+    state = game.new_game(players=2, seed=1)
+    values = [a.value for a in state.legal_actions()]
+    assert 0 in values and any(isinstance(v, list) for v in values), values
+    restored = game.state_from_json(state.to_json())
+    assert restored == state
+    item = next(v for v in values if isinstance(v, list))
+    for forged_values in ([item[0]], [[0, item[1]]], [[item[0]]]):
+        text = _forge(state.to_json(), lambda st, v=forged_values: (
+            st["pending"].__setitem__("values", v), st["pending"].__setitem__("labels", ["x"] * len(v))))
+        with pytest.raises(SaveError, match="options the rules do not have"):
+            game.state_from_json(text)
+
+
 SHOWN_FORGERIES = {
     "garbage key in shown tokens": lambda b: b["shown"]["tokens"].__setitem__("garbage", 1),
     "unknown token in shown tokens": lambda b: b["shown"]["tokens"].__setitem__("p0|nothing|", 1),

@@ -81,6 +81,14 @@ def _token_key_ok(g: CompiledGame, key: Any, players: int) -> bool:
     return holder.startswith("m:")
 
 
+def _menu_value_ok(options: Any, v: Any) -> bool:
+    """A menu's action is an option's index, or [index, item] for an option made `for` each item."""
+    if type(v) is int:
+        return 0 <= v < len(options) and options[v][4] is None
+    return (isinstance(v, list) and len(v) == 2 and type(v[0]) is int and 0 <= v[0] < len(options)
+            and options[v[0]][4] is not None)
+
+
 def _pending_problem(g: CompiledGame, p: Pending, op: Any, players: int) -> str | None:
     if not isinstance(p.player, int) or isinstance(p.player, bool) or not 0 <= p.player < players:
         return f"a decision for player {p.player!r}"
@@ -97,8 +105,8 @@ def _pending_problem(g: CompiledGame, p: Pending, op: Any, players: int) -> str 
     if p.kind == "may" and (len(p.values) != 2 or p.values[0] is not True or p.values[1] is not False):
         return "a yes/no decision with other answers"
     if p.kind == "menu":
-        count = len(getattr(op, "options", ()))
-        if not all(type(v) is int and 0 <= v < count for v in p.values):
+        options = getattr(op, "options", ())
+        if not all(_menu_value_ok(options, v) for v in p.values):
             return "a menu decision offering options the rules do not have"
     for v in p.values:
         problem = value_problem(v)
