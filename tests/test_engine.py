@@ -337,3 +337,14 @@ def test_a_winners_rule_can_name_nobody(tmp_path):
     s.apply(s.legal_actions(0)[0])
     s.apply(s.legal_actions(1)[1])
     assert s.winners() == []
+
+
+def test_the_kind_of_token_may_come_from_an_expression(tmp_path):
+    """docs/language.md, Tokens: `gain 1, token_for(s) to p` gains the token the define names."""
+    path = write_game(tmp_path, "enum symbol: tourist, hipster\ntoken tourists: supply 5\ntoken hipsters: supply 5\n"
+                                "define token_for(s: symbol) = tourists if s == tourist else hipsters\n"
+                                "setup:\n    gain 1, token_for(hipster) to first(players)\n"
+                                "    gain 2, token_for(tourist) to first(players)\n"
+                                "flow:\n    pass\n")
+    state = interpreter.load(path).new_game(players=1)
+    assert state.view(0)["tokens"]["Player 1"] == {"hipsters": 1, "tourists": 2}
