@@ -89,7 +89,7 @@ class GameState:
         them in place (a `set` stores a new list or bag: ``Machine.set_var``)."""
         return GameState(
             self.num_players, self.seed, self.rng,
-            {k: v[:] for k, v in self.zones.items()},
+            dict(zip(self.zones, map(list.copy, self.zones.values()), strict=True)),  # copied in C
             self.where[:],
             dict(self.tokens),
             dict(self.vars),  # values are never changed in place (Machine.set_var), so they are shared
@@ -112,8 +112,11 @@ def _copy_value(v: Any) -> Any:
     return v
 
 
+_CONTAINERS = (list, dict)
+
+
 def _copy_frame(f: Frame) -> Frame:
-    return Frame(f.code, f.pc, {k: _copy_value(v) for k, v in f.locals.items()})
+    return Frame(f.code, f.pc, {k: _copy_value(v) if v.__class__ in _CONTAINERS else v for k, v in f.locals.items()})
 
 
 def _copy_pending(p: Pending | None) -> Pending | None:
