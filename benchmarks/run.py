@@ -202,8 +202,8 @@ def format_table(r: dict) -> str:
             f"| {g['game']} | {g['players']} | {g['playouts_per_s']:,.1f}{goal} | {g['decisions_per_s']:,.0f} "
             f"| {g['reference_playouts_per_s']:,.1f} | {g['speedup']:.2f}x "
             f"| {g['clone_us']:.1f}{_mark(g['clone_us'] <= CLONE_TARGET_US)} "
-            f"| {g['cold_load_ms']:.0f}{_mark(g['cold_load_ms'] <= COLD_LOAD_TARGET_MS)} "
-            f"| {g['warm_load_ms']:.0f}{_mark(g['warm_load_ms'] <= WARM_LOAD_TARGET_MS)} |")
+            f"| {g['cold_load_ms']:.1f}{_mark(g['cold_load_ms'] <= COLD_LOAD_TARGET_MS)} "
+            f"| {g['warm_load_ms']:.1f}{_mark(g['warm_load_ms'] <= WARM_LOAD_TARGET_MS)} |")
     if r["openspiel"]:
         lines += ["", "| game | rule files playouts/s | OpenSpiel C++ | ratio | OpenSpiel Python | ratio (≥ 1.5x) |",
                   "|---|---:|---:|---:|---:|---:|"]
