@@ -1,6 +1,6 @@
 """The ``rulelang`` command (also ``python -m interpreter``).
 
-Subcommands: ``check``, ``info``, ``play``, ``simulate``, ``replay``, ``bench``, ``test``,
+Subcommands: ``check``, ``info``, ``play``, ``serve``, ``simulate``, ``replay``, ``bench``, ``test``,
 ``validate``, ``explain``; run ``rulelang COMMAND --help`` for each one's arguments.
 
 Exit status: 0 success; 1 an error (rule-file diagnostics, a bad option value, a game
@@ -14,6 +14,7 @@ the traceback too.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -68,6 +69,26 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError("expected a number of seconds from 0 to 60")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError("expected a port from 0 (any free port) to 65535")
     return value
 
 
@@ -241,6 +262,88 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             echo("Since your last decision:")
             echo("\n".join(recap))
     echo(render_result(state))
+    return 0
+
+
+def _serve_table(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
+    """The game to serve: a new one, or one resumed from a game log (``--resume``)."""
+    from ..web.session import Table, restore_from_log
+
+    if args.resume:
+        game, states, log, path = restore_from_log(args.resume, args.path)
+        state = states[-1]
+        logged = log.get("agents")
+        default = logged if isinstance(logged, list) and len(logged) == state.num_players and all(
+            n in AGENT_NAMES for n in logged) else ["human"] * state.num_players
+        names = _seat_agents(args.agents, state.num_players, default, parser)
+        return Table.start(game, state, names, path, log["seed"], args.save_log or args.resume,
+                           autosave=bool(args.save_log))
+    if args.path is None:
+        parser.error("give a game folder (or --resume LOG or --replay LOG)")
+    if args.players is None:
+        parser.error("--players is required for a new game")
+    game = _load(args.path, _options(args), args.house)
+    _check_players(game, args.players)
+    names = _seat_agents(args.agents, args.players, ["human"] + ["random"] * (args.players - 1), parser)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    state = game.new_game(players=args.players, seed=seed)
+    save = args.save_log or f"{os.path.basename(os.path.normpath(args.path))}-seed{seed}.log.json"
+    return Table.start(game, state, names, args.path, seed, save, autosave=bool(args.save_log))
+
+
+def cmd_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        from ..web import server
+        from ..web.session import Replay
+    except ImportError as err:
+        raise CommandError(f"rulelang serve needs the web extra ({err.name} is missing): "
+                           "pip install 'rulelang[web]'") from None
+    if args.resume and args.replay:
+        parser.error("--resume and --replay cannot be used together")
+    table = replay = None
+    if args.replay:
+        replay = Replay.from_log(args.replay, args.path)
+    else:
+        table = _serve_table(args, parser)
+    app = server.make_app(table, replay, bot_delay=args.bot_delay)
+    try:
+        sock = server.listen(args.host, args.port)
+    except OSError as err:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    base = server.base_url(sock)
+    urls = []
+    if replay is not None:
+        print(f"{replay.game.name}: replay of {args.replay}, {replay.steps} moves")
+        urls.append(("Replay", f"{base}/replay/{replay.token}"))
+    else:
+        assert table is not None
+        who = ", ".join(f"{seat_name(i)} {n}" for i, n in enumerate(table.agents))
+        state = table.state
+        status = "game over" if state.is_over else f"{len(state.actions_taken)} moves played" \
+            if state.actions_taken else "new game"
+        print(f"{table.game.name}: {state.num_players} players ({who}), seed {table.seed}, {status}")
+        humans = table.human_seats
+        for seat in humans:
+            urls.append((seat_name(seat), f"{base}/seat/{table.token_of(seat)}"))
+        if table.hotseat_token:
+            urls.append(("Hot-seat (every human seat in one browser)", f"{base}/hotseat/{table.hotseat_token}"))
+        if not humans:
+            for seat in range(state.num_players):
+                urls.append((f"Watch as {seat_name(seat)}", f"{base}/seat/{table.token_of(seat)}"))
+        print(f"Save writes the game log to {table.save_path}"
+              + (" (also after every move)" if table.autosave else ""))
+    for label, url in urls:
+        print(f"  {label}: {url}")
+    print("Each URL is private to its seat. Ctrl-C stops the server.", flush=True)
+    if args.open and urls:
+        import webbrowser
+
+        webbrowser.open(urls[0][1])
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server is stopped: not an error
+        server.run(app, sock)
+    if table is not None and table.autosave and table.save_path:
+        table.save()
+    print("server stopped")
     return 0
 
 
@@ -474,6 +577,29 @@ def build_parser() -> argparse.ArgumentParser:
     add_house_arg(p)
     add_option_arg(p)
     p.set_defaults(run=lambda a, p=p: cmd_play(a, p))
+
+    p = sub.add_parser("serve", help="play, watch or step through a game in the browser",
+                       description="Start a local web server and print one private URL per human seat "
+                                   "(and a hot-seat URL for several people at one browser). --resume LOG "
+                                   "goes on with a saved game; --replay LOG steps through a game log.")
+    p.add_argument("path", metavar="PATH", nargs="?",
+                   help=path_help + " (with --resume or --replay: instead of the path in the log)")
+    p.add_argument("--players", type=_positive_int, metavar="N")
+    p.add_argument("--seed", type=int, metavar="S", help="random seed (default: a fresh one, printed)")
+    p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
+                   help="one agent per seat from " + ", ".join(AGENT_NAMES) + " (default: human,random,...)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--bot-delay", type=_delay, default=0.8, metavar="SECONDS",
+                   help="pause before each computer player's move, to follow it (default 0.8)")
+    p.add_argument("--save-log", metavar="FILE", help="write the game log to FILE after every move "
+                   "(the Save button writes there too)")
+    p.add_argument("--resume", metavar="LOG", help="go on with the game saved in LOG")
+    p.add_argument("--replay", metavar="LOG", help="step through the game in LOG, forward and back")
+    p.add_argument("--open", action="store_true", help="open the first URL in the web browser")
+    add_house_arg(p)
+    add_option_arg(p)
+    p.set_defaults(run=lambda a, p=p: cmd_serve(a, p))
 
     p = sub.add_parser("simulate", help="play many games between computer agents and sum them up")
     p.add_argument("path", metavar="PATH", help=path_help)
