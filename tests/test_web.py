@@ -246,7 +246,9 @@ def test_save_over_the_socket_and_resume(tmp_path):
         receive(ws, is_state)
         ws.send_text(json.dumps({"type": "save"}))
         assert receive(ws, lambda m: m["type"] == "saved")["path"] == str(save)
-    game, states, log, game_path = restore_from_log(str(save))
+    with pytest.raises(ValueError, match="a log never chooses"):
+        restore_from_log(str(save))
+    game, states, log, game_path = restore_from_log(str(save), path)
     assert len(states) == 7 and log["agents"] == ["human", "human"]
     assert states[-1].to_json() == table.state.to_json()
     assert game_path == path
@@ -274,7 +276,7 @@ def _logged_game(tmp_path, name="welcome_to", players=3):
 
 def test_replay_steps_forward_and_back_from_each_side(tmp_path):
     path, final = _logged_game(tmp_path)
-    replay = Replay.from_log(str(path))
+    replay = Replay.from_log(str(path), GAMES["welcome_to"])
     assert replay.steps == len(final.actions_taken)
     assert replay.states[-1].to_json() == final.to_json()
     client = TestClient(make_app(replay=replay))

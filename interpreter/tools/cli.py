@@ -270,7 +270,7 @@ def _serve_table(args: argparse.Namespace, parser: argparse.ArgumentParser) -> A
     from ..web.session import Table, restore_from_log
 
     if args.resume:
-        game, states, log, path = restore_from_log(args.resume, args.path)
+        game, states, log, path = restore_from_log(args.resume, args.path, args.house)
         state = states[-1]
         logged = log.get("agents")
         default = logged if isinstance(logged, list) and len(logged) == state.num_players and all(
@@ -302,7 +302,7 @@ def cmd_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--resume and --replay cannot be used together")
     table = replay = None
     if args.replay:
-        replay = Replay.from_log(args.replay, args.path)
+        replay = Replay.from_log(args.replay, args.path, args.house)
     else:
         table = _serve_table(args, parser)
     app = server.make_app(table, replay, bot_delay=args.bot_delay)
@@ -583,7 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(and a hot-seat URL for several people at one browser). --resume LOG "
                                    "goes on with a saved game; --replay LOG steps through a game log.")
     p.add_argument("path", metavar="PATH", nargs="?",
-                   help=path_help + " (with --resume or --replay: instead of the path in the log)")
+                   help=path_help + " (with --resume or --replay: the game of the log; a log never chooses "
+                   "which files are read, except a relative path inside its own folder)")
     p.add_argument("--players", type=_positive_int, metavar="N")
     p.add_argument("--seed", type=int, metavar="S", help="random seed (default: a fresh one, printed)")
     p.add_argument("--agents", type=_agent_list, metavar="A,B,...",

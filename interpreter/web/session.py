@@ -20,7 +20,16 @@ import attrs
 from ..agents import agent_seed, make_agent
 from ..engine.api import Game, IllegalAction, State
 from ..tools.play import seat_name
-from ..tools.simulate import _norm, _resolve_game_path, load_log, log_from_state, save_log
+from ..tools.simulate import (
+    LogError,
+    _norm,
+    _resolve_game_path,
+    _resolve_house,
+    _same,
+    load_log,
+    log_from_state,
+    save_log,
+)
 
 __all__ = ["MAX_LOG_LINES", "Replay", "Table", "encode", "restore_from_log"]
 
@@ -248,28 +257,26 @@ def _is_int(x: Any) -> bool:
 # ---- game logs ----------------------------------------------------------------------------------
 
 
-def restore_from_log(log_path: str, game_path: str | None = None) -> tuple[Game, list[State], dict, str]:
-    """Load the game a log names and play its actions: the game, the states from the start to the
-    last action (one more than there are actions), the log, and the game's path.
+def restore_from_log(log_path: str, game_path: str | None = None,
+                     house: list[str] | None = None) -> tuple[Game, list[State], dict, str]:
+    """Load the game of a log (``game_path``, or a relative path in the log inside the log's own
+    folder: a log never chooses which files are read) and play its actions: the game, the states
+    from the start to the last action (one more than there are actions), the log, the game's path.
 
     Raises ``LogError`` for a log that cannot be read or whose actions are not legal."""
     import interpreter
 
-    from ..tools.simulate import LogError
-
     log = load_log(log_path)
     path = _resolve_game_path(log, log_path, game_path)
-    house = log.get("house") or []
-    if not (isinstance(house, list) and all(isinstance(h, str) for h in house)):
-        raise LogError(f"{log_path}: \"house\" should be a list of house-rule files, not {house!r:.60}")
-    game = interpreter.load(path, options=dict(log["options"]), house=list(house))
+    house = _resolve_house(log, log_path, house or None)
+    game = interpreter.load(path, options=dict(log["options"]), house=house)
     state = game.new_game(players=log["players"], seed=log["seed"])
     states = [state.clone()]
     for i, (player, value) in enumerate(log["actions"]):
-        match = next((a for a in state.legal_actions(player) if _norm(a.value) == value), None)
+        match = next((a for a in state.legal_actions(player) if _same(_norm(a.value), value)), None)
         if match is None:
             raise LogError(f"{log_path}: action {i + 1} of {len(log['actions'])}, [{player}, "
-                           f"{json.dumps(value)}], is not legal at that point")
+                           f"{json.dumps(value)[:80]}], is not legal at that point")
         state.apply(match)
         states.append(state.clone())
     return game, states, log, path
@@ -286,11 +293,11 @@ class Replay:
     token: str = attrs.Factory(new_token)
 
     @classmethod
-    def from_log(cls, log_path: str, game_path: str | None = None) -> Replay:
-        game, states, log, _ = restore_from_log(log_path, game_path)
+    def from_log(cls, log_path: str, game_path: str | None = None, house: list[str] | None = None) -> Replay:
+        game, states, log, _ = restore_from_log(log_path, game_path, house)
         moves = []
         for before, (player, value) in zip(states, log["actions"], strict=False):
-            label = next((a.label for a in before.legal_actions(player) if _norm(a.value) == value), "?")
+            label = next((a.label for a in before.legal_actions(player) if _same(_norm(a.value), value)), "?")
             moves.append({"seat": player, "name": seat_name(player), "label": label})
         # (a seat's side of the replay shows only its own choices by label: see `message`)
         return cls(game, states, moves, log_path)
