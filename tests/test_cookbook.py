@@ -64,6 +64,9 @@ def test_a_hidden_hand_does_not_reach_the_other_players_view():
     assert state.view(1) == before_1  # player 2 cannot tell
     assert state.view(0) != before_0  # while player 1 can: the test can fail
     assert before_1["zones"]["hand#0"]["cards"] is None and before_1["zones"]["hand#0"]["count"] == 4
+    # The choice among player 1's cards is offered to player 1 only.
+    assert state.legal_actions(1) == [] and before_1["decision"]["actions"] is None
+    assert len(state.legal_actions(0)) == 4
 
 
 def test_a_sealed_bid_stays_sealed_until_everybody_has_bid():
