@@ -348,3 +348,15 @@ def test_the_kind_of_token_may_come_from_an_expression(tmp_path):
                                 "flow:\n    pass\n")
     state = interpreter.load(path).new_game(players=1)
     assert state.view(0)["tokens"]["Player 1"] == {"hipsters": 1, "tourists": 2}
+
+
+def test_a_text_template_shows_values_as_people_read_them(tmp_path):
+    """docs/language.md, Layout: players, cards, enum members (display names) and lists in `{...}`."""
+    path = write_game(tmp_path, 'enum hue "Colour": red "Red", teal "Teal"\nkind gem:\n    hue: hue\n'
+                                'cards gem (name, hue):\n    "Ruby", red\n    "Jade", teal\nzone bag: public\n'
+                                "var owners: list of player = []\nsetup:\n    move cards(gem) to bag\n"
+                                "    set owners = [first(players), none]\n"
+                                '    log "{owners} / {[c for c in bag]} / {[red, teal]} / {[1, 2]} / {first(bag)} / {none}"\n'
+                                "flow:\n    pass\n")
+    state = interpreter.load(path).new_game(players=2)
+    assert state.log[-1].text == "Player 1, none / Ruby, Jade / Red, Teal / 1, 2 / Ruby / none"
