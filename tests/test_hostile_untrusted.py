@@ -32,6 +32,8 @@ SECRET = "root:x:0:0:this line must never be printed"
 
 BUDGET_CASES = ["draw_endless", "refill_cycle", "move_back_and_forth", "const_copies", "nested_compare",
                 "shared_structure", "define_calls", "load_budget", "card_var_init", "long_log", "sum_digits",
+                # what outlives one action: the game's log and its lasting modifiers
+                "log_every_turn", "log_lines", "lasting_pileup",
                 # crashes of the checker and the runtime, now positioned errors
                 "list_named_arg", "side_number_suggestion", "negative_cost"]
 
@@ -312,6 +314,9 @@ FORGERIES = {
                                             st["pending"].__setitem__("labels", [])),
     "decision of another kind": lambda st: st["pending"].__setitem__("kind", "nonsense"),
     "seed past 2^64": lambda st: st.__setitem__("seed", 2**64 + 5),
+    "log line past its cut": lambda st: st["log"].append(["log", None, "x" * 5000]),
+    "too many lasting modifiers": lambda st: st.__setitem__(
+        "lasting", [{"name": "rush", "player": -1, "unit": "turn", "remaining": 1}] * 10_001),
 }
 
 
@@ -497,30 +502,46 @@ def statements(draw, lists: int = 1, depth: int = 0) -> list[str]:
     return out
 
 
-def _program(cards: int, body: list[str]) -> str:
-    lines = [("    " + line) for stmt in body for line in stmt.split("\n")]
-    return PROGRAM_HEAD.format(cards=cards) + "\n".join(lines) + "\n\nflow:\n    pass\n"
+PLACES = st.sampled_from(["setup", "turn"])
+TURN_HEAD = """
+flow:
+    repeat 1000:
+        for p in players:
+            turn p:
+                choose y in [1, 2] by p
+                let l0 = [1, 2, 3]
+"""
 
 
-def _fuzzed_outcome(tmp_path_factory, cards: int, body: list[str]) -> str:
+def _program(cards: int, body: list[str], place: str = "setup") -> str:
+    """The statements run once in `setup`, or at every decision of an endless game (`turn`): what
+    each action leaves behind (cards moved, the log, the totals) piles up from one to the next."""
+    if place == "setup":
+        lines = [("    " + line) for stmt in body for line in stmt.split("\n")]
+        return PROGRAM_HEAD.format(cards=cards) + "\n".join(lines) + "\n\nflow:\n    pass\n"
+    lines = [(" " * 16 + line) for stmt in body for line in stmt.split("\n")]
+    return PROGRAM_HEAD.format(cards=cards) + TURN_HEAD + "\n".join(lines) + "\n"
+
+
+def _fuzzed_outcome(tmp_path_factory, cards: int, body: list[str], place: str) -> str:
     folder = tmp_path_factory.mktemp("fuzzed")
-    (folder / "game.rules").write_text(_program(cards, body), encoding="utf-8")
+    (folder / "game.rules").write_text(_program(cards, body, place), encoding="utf-8")
     with no_hang(60):
         return outcome(str(folder))
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
-@given(cards=st.sampled_from([1, 100, 10_000]), body=statements())
-def test_typed_programs_with_big_values_end_in_a_game_or_a_positioned_error(tmp_path_factory, cards, body):
-    assert _fuzzed_outcome(tmp_path_factory, cards, body) in OUTCOMES
+@given(cards=st.sampled_from([1, 100, 10_000]), body=statements(), place=PLACES)
+def test_typed_programs_with_big_values_end_in_a_game_or_a_positioned_error(tmp_path_factory, cards, body, place):
+    assert _fuzzed_outcome(tmp_path_factory, cards, body, place) in OUTCOMES
 
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(cards=st.sampled_from([1, 100, 10_000]), body=statements())
-def test_typed_programs_many_under_a_memory_cap(tmp_path_factory, cards, body):
+@given(cards=st.sampled_from([1, 100, 10_000]), body=statements(), place=PLACES)
+def test_typed_programs_many_under_a_memory_cap(tmp_path_factory, cards, body, place):
     folder = tmp_path_factory.mktemp("fuzzed")
-    (folder / "game.rules").write_text(_program(cards, body), encoding="utf-8")
+    (folder / "game.rules").write_text(_program(cards, body, place), encoding="utf-8")
     out = run_capped(f"""
 import sys
 sys.path.insert(0, "tests")

@@ -25,7 +25,7 @@ from rulelang.files import FileRefused, read_regular, strict_json
 from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
-from .budget import Budget
+from .budget import Budget, log_line
 from .cache import load_parsed, store_parsed
 from .compiler import CompiledGame, compile_program
 from .runtime import RULE_FAULTS, Machine, python_error
@@ -555,7 +555,7 @@ class State:
             m = Machine(g, s, budget)
             m.journal = undo.journal
             value = p.values[index]
-            entry = ["choice", p.player, f"{g.player_name(p.player)}: {p.labels[index]}"]
+            entry = ["choice", p.player, f"{g.player_name(p.player)}: {log_line(p.labels[index])}"]
             if branch is not None:
                 m.branch = branch
                 frame = branch.stack[-1]

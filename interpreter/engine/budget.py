@@ -32,6 +32,14 @@ MAX_ITEMS = 100_000  # items in one value, nested items counted (as if nothing w
 MAX_VALUE_DEPTH = 16  # lists inside lists
 MAX_INT = 10**18  # numbers past this are refused (repeated squaring would eat all memory)
 MAX_TEXT = 10_000  # characters in a text made by a template; longer is cut
+# A game's log and its lasting modifiers outlive the action that adds to them, so each action's
+# budget alone does not bound them: a game writing 900,000 characters per decision, within its
+# budget, would fill the memory after a thousand decisions. The games' own logs are about 1,000
+# lines of at most 100 characters.
+MAX_LOG_LINE = 1_000  # characters in one line of a game's log; longer is cut
+MAX_LOG_LINES = 100_000  # lines in one game's log
+MAX_LOG_CHARS = 5_000_000  # characters in one game's log
+MAX_LASTING = 10_000  # lasting modifiers in force at once
 
 
 class Budget:
@@ -110,6 +118,11 @@ def _nested(value) -> bool:
     subclasses: the C loop of isdisjoint over the items' types stops at the first one)."""
     items = value.values() if isinstance(value, dict) else value
     return not _CONTAINERS.isdisjoint(map(type, items))
+
+
+def log_line(text: str) -> str:
+    """A line for a game's log: cut to MAX_LOG_LINE characters."""
+    return text if len(text) <= MAX_LOG_LINE else text[:MAX_LOG_LINE] + "..."
 
 
 def charge_text(m, text: str, pos=None) -> str:

@@ -14,12 +14,17 @@ from rulelang.diagnostics import RuleRuntimeError
 from .budget import (
     MAX_INT,
     MAX_ITEMS,
+    MAX_LASTING,
+    MAX_LOG_CHARS,
+    MAX_LOG_LINE,
+    MAX_LOG_LINES,
     MAX_STEPS_PER_ACTION,
     MAX_TEXT,
     Budget,
     charge_text,
     charge_value,
     check_int,
+    log_line,
 )
 from .state import Branch, Frame, GameState, Lasting, Pending, _copy_value, rng_shuffle
 
@@ -31,6 +36,7 @@ __all__ = ["MAX_INT", "MAX_LIST_SIZE", "MAX_STEPS_PER_ACTION", "MAX_TEXT", "Budg
            "charge_text", "charge_value", "check_int"]
 
 MAX_STACK = 200
+_LOG_LINE_EXTRA = 100  # a choice's line in the log: the player's name before its cut label
 MAX_ZONE_SIZE = 100_000
 MAX_LIST_SIZE = MAX_ITEMS  # the old name of the limit on a value's items
 
@@ -53,7 +59,7 @@ RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeErr
 
 
 class Machine:
-    __slots__ = ("game", "s", "budget", "branch", "memo", "journal")
+    __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal")
 
     def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None):
         self.game = game
@@ -61,6 +67,7 @@ class Machine:
         self.budget = budget if budget is not None else Budget()  # one per action unless shared
         self.memo: dict = {}  # results of defines while one op runs; cleared before the next
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
+        self.log_chars: int | None = None  # characters in the game's log, once counted (see `log`)
         self.journal: Journal | None = None  # set by State.apply: what to undo if the action fails
 
     # ---- the step loop
@@ -208,11 +215,26 @@ class Machine:
 
     def start_lasting(self, name: str, player: int | None, unit: str, count: int) -> None:
         self.shared_change("start a lasting modifier")
+        if len(self.s.lasting) >= MAX_LASTING:
+            raise RuleRuntimeError(f"more than {MAX_LASTING} lasting modifiers in force at once "
+                                   "(started in a loop?)")
         self.s.lasting.append(Lasting(name, -1 if player is None else player, unit, count))
 
     def log(self, kind: str, player: int | None, text: str) -> None:
-        text = charge_text(self, text)
-        (self.branch.log if self.branch is not None else self.s.log).append([kind, player, text])
+        text = log_line(charge_text(self, text))
+        s = self.s
+        lines = len(s.log) + sum(len(b.log) for b in s.branches)
+        if lines >= MAX_LOG_LINES:
+            raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_LINES} lines): a log in a loop?")
+        # Characters are counted only once the lines could hold more than the limit (every line
+        # is cut to MAX_LOG_LINE), so an ordinary game never pays for counting them.
+        if (lines + 1) * (MAX_LOG_LINE + _LOG_LINE_EXTRA) > MAX_LOG_CHARS:
+            if self.log_chars is None:
+                self.log_chars = sum(len(e[2]) for log in [s.log] + [b.log for b in s.branches] for e in log)
+            self.log_chars += len(text)
+            if self.log_chars > MAX_LOG_CHARS:
+                raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_CHARS} characters): a log in a loop?")
+        (self.branch.log if self.branch is not None else s.log).append([kind, player, text])
 
     # ---- vars
     def set_var(self, key: str, value: Any) -> None:

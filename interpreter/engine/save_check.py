@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .budget import MAX_INT, MAX_ITEMS, MAX_VALUE_DEPTH
+from .budget import MAX_INT, MAX_ITEMS, MAX_LASTING, MAX_LOG_LINE, MAX_VALUE_DEPTH
 from .state import GameState, Pending
 
 if TYPE_CHECKING:
@@ -144,12 +144,14 @@ def structure_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: C90
             return f"var {key}: {problem}"
     if not all(isinstance(x, str) for x in s.once):
         return "a malformed record of `once` options"
+    if len(s.lasting) > MAX_LASTING:
+        return f"more than {MAX_LASTING} lasting modifiers in force"
     for m in s.lasting:
         if not isinstance(m.name, str) or type(m.player) is not int or not -1 <= m.player < players:
             return f"a lasting modifier {str(m.name)[:40]!r} for player {m.player!r}"
     for entries in [s.log] + [b.log for b in s.branches]:
         for kind, player, text in entries:
-            if not isinstance(kind, str) or not isinstance(text, str) or not (
+            if not isinstance(kind, str) or not isinstance(text, str) or len(text) > MAX_LOG_LINE + 200 or not (
                     player is None or (type(player) is int and 0 <= player < players)):
                 return "a malformed log entry"
     for entries in [s.actions] + [b.actions for b in s.branches]:
