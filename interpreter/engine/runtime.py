@@ -223,7 +223,7 @@ class Machine:
     def log(self, kind: str, player: int | None, text: str) -> None:
         text = log_line(charge_text(self, text))
         s = self.s
-        lines = len(s.log) + sum(len(b.log) for b in s.branches)
+        lines = len(s.log) + (sum(len(b.log) for b in s.branches) if s.branches else 0)
         if lines >= MAX_LOG_LINES:
             raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_LINES} lines): a log in a loop?")
         # Characters are counted only once the lines could hold more than the limit (every line
