@@ -27,10 +27,11 @@ from typing import Any
 from rulelang.printable import printable
 
 from ..agents import AGENT_NAMES, agent_seed, make_agent, parse_agent_spec
+from .parallel import default_workers
 from .play import QUIT_EXIT_CODE, HumanAgent, QuitGame, format_log_entry, render_result, seat_name
+from .progress import Progress
 from .simulate import (
     LogError,
-    Progress,
     bench,
     format_bench,
     format_summary,
@@ -43,6 +44,10 @@ from .simulate import (
 )
 
 __all__ = ["build_parser", "main", "parse_option"]
+
+
+def _workers(args: argparse.Namespace) -> int:
+    return args.workers if args.workers is not None else default_workers()
 
 
 # --------------------------------------------------------------------------- argument types
@@ -353,9 +358,10 @@ def cmd_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     names = _seat_agents(args.agents, args.players, ["random"] * args.players, parser)
     if "human" in names:
         parser.error("simulate runs without people: use random, greedy or mcts agents")
-    progress = None if args.json else Progress(args.games, label="games")
+    progress = Progress(args.games, label="games", quiet=args.quiet or args.json)
     summary = simulate(game, args.players, args.games, seed=args.seed, agent_names=names,
-                       progress=progress, save_logs=args.save_logs, game_path=args.path)
+                       progress=progress, save_logs=args.save_logs, game_path=args.path,
+                       workers=_workers(args), ray=args.ray)
     if args.json:
         _dump_json(summary.to_dict())
     else:
@@ -386,7 +392,9 @@ def cmd_test(args: argparse.Namespace) -> int:
     if not scenario_files(args.paths):
         raise CommandError("no scenario files found (they end in .scenario)")
     start = time.perf_counter()
-    results = run_paths(args.paths, args.house or None)
+    progress = Progress(len(scenario_files(args.paths)), label="files", quiet=args.quiet,
+                        description="Scenario files")
+    results = run_paths(args.paths, args.house or None, workers=_workers(args), ray=args.ray, progress=progress)
     echo(format_report(results, time.perf_counter() - start))
     return 0 if all(r.passed for r in results) else 1
 
@@ -516,8 +524,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     game = _load(args.path, _options(args), args.house)
     _check_players(game, args.players)
     total = args.games if args.games is not None else (None if args.seconds else 20)
-    progress = None if args.json or total is None else Progress(total, label="playouts")
-    result = bench(game, args.players, games=total, seconds=args.seconds, seed=args.seed, progress=progress)
+    progress = Progress(total, label="playouts", quiet=args.quiet or args.json)
+    result = bench(game, args.players, games=total, seconds=args.seconds, seed=args.seed, progress=progress,
+                   workers=_workers(args), ray=args.ray)
     if args.json:
         _dump_json(result.to_dict())
     else:
@@ -550,6 +559,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="set a game option (repeatable); see `rulelang info PATH`")
 
     path_help = "a game folder (holding game.rules) or a .rules file"
+
+    def add_parallel_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                       help="processes playing games at once (default: every core, here "
+                            f"{default_workers()}); the results are the same for any N")
+        p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                       help="play on a Ray cluster at ADDRESS (alone: start a local one); "
+                            "needs pip install 'rulelang[ray]'")
+        p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     def add_house_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument("--house", action="append", default=[], metavar="FILE",
@@ -613,6 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-logs", metavar="DIR", help="write one game log per game into DIR")
     add_house_arg(p)
     add_option_arg(p)
+    add_parallel_args(p)
     p.set_defaults(run=lambda a, p=p: cmd_simulate(a, p))
 
     p = sub.add_parser("replay", help="replay a game log and check it gives the recorded result")
@@ -632,6 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     add_house_arg(p)
     add_option_arg(p)
+    add_parallel_args(p)
     p.set_defaults(run=lambda a: cmd_bench(a))
 
     p = sub.add_parser("test", help="run scenario files (tests written in the rules' own terms)",
@@ -651,6 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --mutate: exit 1 when a file's kill rate is under PCT percent")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
                    help="with --mutate: seconds a mutant may run before it counts as killed (default 60)")
+    add_parallel_args(p)
     p.set_defaults(run=lambda a: cmd_test(a))
 
     p = sub.add_parser("validate", help="find dead rules, check invariants over explored games, compare balance",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -64,10 +65,28 @@ def scenario_files(paths: list[str]) -> list[str]:
     return out
 
 
-def run_paths(paths: list[str], house: list[str] | None = None) -> list[ScenarioResult]:
-    results = []
-    for file in scenario_files(paths):
-        results += run_file(file, house)
+def _run_file_task(task: tuple[str, list[str] | None]) -> list[ScenarioResult]:
+    return run_file(*task)
+
+
+def run_paths(paths: list[str], house: list[str] | None = None, workers: int = 1, ray: str | None = None,
+              progress: Any = None) -> list[ScenarioResult]:
+    """Run every scenario file under ``paths``, one file per task on ``workers`` processes (or a
+    Ray cluster); the results come back in file order, the same for any number of workers.
+    ``progress``: a :class:`~interpreter.tools.progress.Progress` over the files."""
+    from .parallel import Pool
+
+    files = scenario_files(paths)
+    results: list[ScenarioResult] = []
+    failed = 0
+    with Pool(min(workers, max(1, len(files))), ray) as pool:
+        for done, found in enumerate(pool.imap(_run_file_task, [(f, house) for f in files]), start=1):
+            results += found
+            failed += sum(not r.passed for r in found)
+            if progress is not None:
+                progress.update(done, f"{failed} failed" if failed else "")
+    if progress is not None:
+        progress.close()
     return results
 
 

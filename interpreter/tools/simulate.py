@@ -34,17 +34,18 @@ import hashlib
 import json
 import math
 import os
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 from rulelang.files import FileRefused, read_regular, strict_json
 
 from ..agents import agent_seed, make_agent
+from .parallel import GameSpec, Pool, game_for, spec_of
 from .play import seat_name, seat_names, seat_scores
+from .progress import Progress
 
 __all__ = [
     "LOG_FORMAT",
@@ -216,41 +217,24 @@ class Summary:
         return data
 
 
-class Progress:
-    """A one-line text progress bar, redrawn in place. Draws nothing unless ``stream``
-    is a terminal (or ``force``), so logs and pipes stay clean."""
-
-    def __init__(self, total: int, stream: TextIO | None = None, label: str = "games",
-                 force: bool = False, width: int = 30) -> None:
-        self.total = max(total, 1)
-        self.stream = stream if stream is not None else sys.stderr
-        self.label = label
-        self.width = width
-        isatty = getattr(self.stream, "isatty", lambda: False)
-        self.enabled = force or bool(isatty())
-
-    def update(self, done: int, note: str = "") -> None:
-        if not self.enabled:
-            return
-        filled = self.width * done // self.total
-        bar = "#" * filled + "." * (self.width - filled)
-        pct = 100 * done // self.total
-        self.stream.write(f"\r[{bar}] {done}/{self.total} {self.label} {pct:3d}% {note}")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+def _play_task(task: tuple[GameSpec, int, int, list[str], int, int]) -> GameRecord:
+    """One game of a batch, in whichever process runs it."""
+    spec, players, seed, agents, max_decisions, index = task
+    record = run_game(game_for(spec), players, seed, agents, max_decisions=max_decisions)
+    record.index = index
+    return record
 
 
 def simulate(game: Any, players: int, games: int, seed: int = 0,
              agent_names: list[str] | None = None, progress: Progress | None = None,
              save_logs: str | None = None, game_path: str | None = None,
-             max_decisions: int = DEFAULT_MAX_DECISIONS) -> Summary:
+             max_decisions: int = DEFAULT_MAX_DECISIONS, workers: int = 1,
+             ray: str | None = None) -> Summary:
     """Play ``games`` games; game ``i`` uses seed ``seed + i``. ``agent_names``: one
     name per seat (default all random). ``save_logs``: a folder that gets one game log
-    per game (``game-0001.json``, ...), written even for games that failed."""
+    per game (``game-0001.json``, ...), written even for games that failed.
+    ``workers`` processes (or a Ray cluster at ``ray``) play them; the summary is the same
+    whatever the number, as every game is fixed by its seed and results merge in seed order."""
     agent_names = list(agent_names) if agent_names else ["random"] * players
     if len(agent_names) != players:
         raise ValueError(f"{len(agent_names)} agents given for {players} players")
@@ -263,14 +247,17 @@ def simulate(game: Any, players: int, games: int, seed: int = 0,
     if save_logs:
         os.makedirs(save_logs, exist_ok=True)
     start = time.perf_counter()
-    for i in range(games):
-        record = run_game(game, players, seed + i, agent_names, max_decisions=max_decisions)
-        record.index = i
-        summary.records.append(record)
-        if save_logs:
-            save_log(os.path.join(save_logs, f"game-{i + 1:04d}.json"), make_log(game, record, game_path))
-        if progress is not None:
-            progress.update(i + 1, f"({len([r for r in summary.records if not r.ok])} errors)")
+    spec = spec_of(game)
+    tasks = [(spec, players, seed + i, agent_names, max_decisions, i) for i in range(games)]
+    failed = 0
+    with Pool(workers, ray) as pool:
+        for i, record in enumerate(pool.imap(_play_task, tasks)):
+            summary.records.append(record)
+            failed += not record.ok
+            if save_logs:
+                save_log(os.path.join(save_logs, f"game-{i + 1:04d}.json"), make_log(game, record, game_path))
+            if progress is not None:
+                progress.update(i + 1, f"{failed} errors" if failed else "")
     if progress is not None:
         progress.close()
     summary.seconds = round(time.perf_counter() - start, 3)
@@ -645,11 +632,13 @@ def _time_per_call(fn: Callable[[], Any], budget: float = 0.2, max_calls: int = 
 
 
 def bench(game: Any, players: int, games: int | None = None, seconds: float | None = None,
-          seed: int = 0, progress: Progress | None = None) -> BenchResult:
+          seed: int = 0, progress: Progress | None = None, workers: int = 1,
+          ray: str | None = None) -> BenchResult:
     """Random playouts until ``games`` are done or ``seconds`` have passed (default:
-    20 playouts). Then: mean cost of ``clone()`` and ``to_json()`` over states sampled
-    along one playout, and the tracemalloc peak of one more playout (run apart, since
-    tracing slows everything down)."""
+    20 playouts), on ``workers`` processes (or a Ray cluster): the rates are of all of them
+    together, over the wall-clock time. Then: mean cost of ``clone()`` and ``to_json()`` over
+    states sampled along one playout, and the tracemalloc peak of one more playout (run apart,
+    since tracing slows everything down), in this process."""
     if games is None and seconds is None:
         games = 20
     refused = why_unplayable(game, players)
@@ -659,20 +648,27 @@ def bench(game: Any, players: int, games: int | None = None, seconds: float | No
     errors = 0
     first_error = None
     playouts = 0
+    spec = spec_of(game)
     start = time.perf_counter()
-    while True:
-        if games is not None and playouts >= games:
-            break
-        if seconds is not None and time.perf_counter() - start >= seconds:
-            break
-        record = run_game(game, players, seed + playouts, ["random"] * players)
-        playouts += 1
-        decisions += record.decisions
-        if record.error:
-            errors += 1
-            first_error = first_error or record.error
-        if progress is not None:
-            progress.update(playouts)
+    with Pool(workers, ray) as pool:
+        # with --seconds, batches of a few games per worker until the time is up
+        batch = games if games is not None else 2 * pool.workers
+        while True:
+            if games is not None and playouts >= games:
+                break
+            if seconds is not None and time.perf_counter() - start >= seconds:
+                break
+            count = batch if games is None else min(batch, games - playouts)
+            tasks = [(spec, players, seed + playouts + i, ["random"] * players, DEFAULT_MAX_DECISIONS,
+                      playouts + i) for i in range(count)]
+            for record in pool.imap(_play_task, tasks):
+                playouts += 1
+                decisions += record.decisions
+                if record.error:
+                    errors += 1
+                    first_error = first_error or record.error
+                if progress is not None:
+                    progress.update(playouts)
     elapsed = time.perf_counter() - start
     if progress is not None:
         progress.close()
