@@ -425,7 +425,24 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     return 0
 
 
-VALIDATE_PARTS = ("static", "dynamic", "balance")
+VALIDATE_PARTS = ("static", "dynamic", "balance", "matchups")
+
+
+def _effects(items: list[tuple[str, Any]]) -> dict[str, float]:
+    from .sequential import QUESTION_KEYS
+
+    out = {}
+    for key, value in items:
+        if key not in QUESTION_KEYS:
+            raise CommandError(f"--effect {key}=...: no such question; the questions are {', '.join(QUESTION_KEYS)}")
+        try:
+            size = float(str(value).rstrip("%")) / (100 if str(value).endswith("%") else 1)
+        except ValueError:
+            raise CommandError(f"--effect {key}={value}: expected a number (0.1 or 10%)") from None
+        if not 0 < size < 10:
+            raise CommandError(f"--effect {key}={value}: expected a positive size such as 0.1 or 10%")
+        out[key] = size
+    return out
 
 
 def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -443,69 +460,122 @@ def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     agents = _seat_agents(args.agents, players, [], parser) or None
     if agents and "human" in agents:
         parser.error("validate runs without people: use random, greedy or mcts agents")
+    effects = _effects(args.effect)
+    workers = _workers(args)
     seeds = range(args.seed, args.seed + args.games)
     name = game.name + (f" with {', '.join(os.path.basename(h) for h in house)}" if house else "")
-    echo(f"Validating {name}: {players} player{'s' if players != 1 else ''}")
     failed = False
+    sections: list[tuple[str, str]] = []  # (title, text), printed after the verdict
     warnings_text = None
     if "static" in parts:
         warnings_text = v.format_static(warnings, sources)
-        echo("\n== Static analysis")
-        echo(warnings_text)
+        sections.append(("Static analysis", warnings_text))
     validator = v.Validator(game, program, max_decisions=args.max_decisions)
-    variants: list = []
+    checked: list = []  # the invariant-checked random games, per variant
     violations: list = []
-    if "balance" in parts:
+    note = None
+    shown = None
+    if "dynamic" in parts:
         runs = [("with house rules" if house else "base", game, validator)]
         if house:
             base_program = v.static_warnings(args.path)[2]
             runs.insert(0, ("base", base, v.Validator(base, base_program, max_decisions=args.max_decisions)))
-        variants = v.balance(runs, players, seeds, agents=agents)
-        for var in variants:
+        checked = v.balance(runs, players, seeds, agents=agents)
+        for var in checked:
             violations += [(var.label, x) for x in var.violations]
-    elif "dynamic" in parts:
-        outcomes = v.random_games(game, players, seeds, validator, agents=agents, count=False)
-        violations += [("random games", o.violation) for o in outcomes if o.violation]
-    note = None
-    shown = None
-    if "dynamic" in parts:
-        echo(f"\n== Invariants ({len(program.invariants)} declared, and the built-in ones)")
+        lines = []
         mine = [x for label, x in violations if label != "base"]
-        echo(f"random games: {len(seeds)} played, {len(mine)} broke an invariant")
+        lines.append(f"random games: {len(seeds)} played, {len(mine)} broke an invariant")
         examples = args.examples or args.games
         try:
             found, tried = v.explore(game, players, seeds, validator, examples=examples, search_seed=args.seed)
-            echo(f"exploring choices with hypothesis: {tried} games tried")
+            lines.append(f"exploring choices with hypothesis: {tried} games tried")
         except ImportError:
             found = None
-            echo("hypothesis is not installed (pip install hypothesis): only random games were checked")
+            lines.append("hypothesis is not installed (pip install hypothesis): only random games were checked")
         shown = found or (mine[0] if mine else None)
         base_broken = [x for label, x in violations if label == "base"]
         if shown is None and base_broken:
             shown = base_broken[0]
-            echo("the base game itself breaks an invariant:")
+            lines.append("the base game itself breaks an invariant:")
         if shown is None:
             note = "every invariant held after every decision"
-            echo(note)
+            lines.append(note)
         else:
             failed = True
             note = f"an invariant broke: {shown.name}"
-            echo(v.format_violation(shown))
-    if variants:
-        echo("\n== Balance")
-        echo(v.format_balance(variants, seeds, agents))
+            lines.append(v.format_violation(shown))
+        sections.append((f"Invariants ({len(program.invariants)} declared, and the built-in ones)", "\n".join(lines)))
+    result = None
+    variants: list = []
+    if "balance" in parts:
+        from .progress import Progress
+        from .sequential import compare, format_details, format_verdict
+
+        bar = Progress(2 * args.budget if house else args.budget, label="games", quiet=args.quiet,
+                       description="Balance games")
+        result = compare(base, game if house else None, players, agents=agents, seed=args.seed,
+                         budget=args.budget, effects=effects, workers=workers, ray=args.ray, progress=bar,
+                         max_decisions=args.max_decisions)
+        variants = [v.variant_from_measures("base", base, players, result.base)]
+        if house:
+            variants.append(v.variant_from_measures("with house rules", game, players, result.house_games))
+        for var in variants:  # the invariant-checked games' findings join the table
+            var.violations = next((c.violations for c in checked if c.label == var.label), [])
+        sections.append(("Balance: the sequential tests", format_details(result)))
+        sections.append(("Balance: the numbers", v.format_balance(variants, range(args.seed, args.seed + result.pairs),
+                                                                 agents)))
+    matchup_table = None
+    if "matchups" in parts:
+        from .matchups import format_matchups, matchups
+        from .progress import Progress
+
+        v_agents = _matchup_agents()
+        pairings = len(v_agents) * (len(v_agents) - 1)
+        variants_m = [("base", base)] + ([("with house rules", game)] if house else [])
+        bar = Progress(pairings * args.matchup_games * len(variants_m), label="games", quiet=args.quiet,
+                       description="Matchups")
+        matchup_table = matchups(variants_m, players, v_agents, games=args.matchup_games, seed=args.seed,
+                                 workers=workers, ray=args.ray, progress=bar, max_decisions=args.max_decisions)
+        sections.append(("Matchups", format_matchups(matchup_table)))
+
+    # the verdict first, then the details
+    echo(f"Validating {name}: {players} player{'s' if players != 1 else ''}")
+    verdict = []
+    if result is not None:
+        verdict.append(format_verdict(result))
+    if note is not None:
+        verdict.append(f"Invariants: {note}.")
+    if warnings_text is not None:
+        count = len(warnings)
+        verdict.append(f"Static analysis: {count or 'no'} warning{'s' if count != 1 else ''}.")
+    if verdict:
+        echo("\n== Verdict")
+        echo("\n".join(verdict))
+    for title, text in sections:
+        echo(f"\n== {title}")
+        echo(text)
     if args.report:
         from .report import html_report
 
         meta = {"game": args.path, "house rules": ", ".join(house) or "none", "players": players,
-                "games per variant": len(seeds), "seeds": f"{seeds[0]}..{seeds[-1]}",
-                "agents": ", ".join(agents) if agents else "random"}
+                "agents": ", ".join(agents) if agents else "random",
+                "invariant-checked random games": len(seeds) if "dynamic" in parts else 0,
+                "paired games (sequential tests)": result.pairs if result else 0,
+                "seeds": f"from {args.seed}"}
         page = html_report(f"rulelang validate: {name}", meta, warnings_text, variants, shown,
-                           v.format_violation(shown) if shown else None, note)
+                           v.format_violation(shown) if shown else None, note, sequential=result,
+                           matchups=matchup_table, verdict=verdict)
         with open(args.report, "w", encoding="utf-8") as fh:
             fh.write(page)
         echo(f"\nreport written to {args.report}")
     return 1 if failed else 0
+
+
+def _matchup_agents() -> list[str]:
+    from .matchups import computer_agents
+
+    return computer_agents()
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -682,7 +752,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", metavar="PATH", help=path_help)
     add_house_arg(p)
     p.add_argument("--games", type=_positive_int, default=50, metavar="K",
-                   help="random games per variant for the balance and the invariants (default 50)")
+                   help="random games per variant whose every state is checked against the invariants "
+                        "(default 50)")
     p.add_argument("--examples", type=_positive_int, metavar="N",
                    help="games hypothesis explores (default: as many as --games)")
     p.add_argument("--players", type=_positive_int, metavar="N", help="players (default: 2 where allowed)")
@@ -692,9 +763,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
                    help="agents for the balance games: random (default) or greedy, one per seat or one for all")
     p.add_argument("--only", action="append", choices=VALIDATE_PARTS, metavar="PART",
-                   help="run only this part: static, dynamic or balance (repeatable)")
+                   help="run only this part: static, dynamic, balance or matchups (repeatable)")
+    p.add_argument("--budget", type=_positive_int, default=1000, metavar="K",
+                   help="the most paired games the sequential tests may play (default 1000)")
+    p.add_argument("--effect", action="append", type=parse_option, default=[], metavar="QUESTION=SIZE",
+                   help="the smallest change worth detecting, per question: balance=0.1 (win rate), "
+                        "length=10%%, spread=20%%, half_time=0.1 (the defaults)")
+    p.add_argument("--matchup-games", type=_positive_int, default=20, metavar="K",
+                   help="games per matchup cell (default 20)")
     p.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
     add_option_arg(p)
+    add_parallel_args(p)
     p.set_defaults(run=lambda a, p=p: cmd_validate(a, p))
 
     p = sub.add_parser("explain", help="the rules in plain English: turn structure, procedures, card effects")

@@ -119,6 +119,7 @@ class PairedSPRT:
     up_done: bool = False  # that one-sided test has accepted its H0
     down_done: bool = False
     m: _Moments = field(default_factory=_Moments)
+    history: list[tuple[float, float]] = field(default_factory=list, repr=False)  # (up, down) per pair
 
     @property
     def n(self) -> int:
@@ -161,6 +162,7 @@ class PairedSPRT:
             self.llr_up = llr_normal(n, mean, var, 0.0, delta)
         if not self.down_done:
             self.llr_down = llr_normal(n, mean, var, 0.0, -delta)
+        self.history.append((self.llr_up, self.llr_down))
         if n < MIN_PAIRS:
             return self.status
         lower, upper = bounds(self.alpha, self.beta)

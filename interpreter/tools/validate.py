@@ -753,3 +753,18 @@ def format_balance(variants: list[Variant], seeds: range, agents: list[str] | No
         lines.append("")
         lines.append("* the two 95% intervals do not overlap: the house rules likely change this win rate")
     return "\n".join(lines)
+
+
+def variant_from_measures(label: str, game: Game, players: int, measures: list) -> Variant:
+    """The balance table's numbers from measured games (:mod:`interpreter.tools.metrics`): the
+    sequential test's games, so the table and the verdict speak of the same games."""
+    outcomes = []
+    for g in measures:
+        o = Outcome(g.seed, decisions=g.decisions, scores=g.scores if g.finished else None,
+                    winners=g.winners if g.finished else None, calls=g.calls)
+        for chosen in g.picks:
+            for key, k in chosen.items():
+                if key.startswith("card "):
+                    o.card_picks[key[5:]] = o.card_picks.get(key[5:], 0) + k
+        outcomes.append(o)
+    return summarize(label, game, players, outcomes)
