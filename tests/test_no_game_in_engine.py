@@ -35,6 +35,8 @@ GENERIC = {
     "house", "local", "missing", "apart", "draws", "character", "payment", "double",
     "agent", "every", "numbers", "built", "filled", "above", "below", "refuse", "guard", "offered",
     "parks", "finished", "the local",
+    # validate's metrics: whoever has the highest score is "the leader" in any game
+    "leader", "leaders",
 }
 
 

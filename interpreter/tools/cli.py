@@ -462,6 +462,9 @@ def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         parser.error("validate runs without people: use random, greedy or mcts agents")
     effects = _effects(args.effect)
     workers = _workers(args)
+    v_agents = list(dict.fromkeys(args.matchup_agents or _matchup_agents()))
+    if "human" in v_agents or len(v_agents) < 2:
+        parser.error("--matchup-agents needs two or more computer agents")
     seeds = range(args.seed, args.seed + args.games)
     name = game.name + (f" with {', '.join(os.path.basename(h) for h in house)}" if house else "")
     failed = False
@@ -530,7 +533,6 @@ def cmd_validate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         from .matchups import format_matchups, matchups
         from .progress import Progress
 
-        v_agents = _matchup_agents()
         pairings = len(v_agents) * (len(v_agents) - 1)
         variants_m = [("base", base)] + ([("with house rules", game)] if house else [])
         bar = Progress(pairings * args.matchup_games * len(variants_m), label="games", quiet=args.quiet,
@@ -771,6 +773,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "length=10%%, spread=20%%, half_time=0.1 (the defaults)")
     p.add_argument("--matchup-games", type=_positive_int, default=20, metavar="K",
                    help="games per matchup cell (default 20)")
+    p.add_argument("--matchup-agents", type=_agent_list, metavar="A,B,...",
+                   help="the agents of the matchups (default: every computer agent)")
     p.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
     add_option_arg(p)
     add_parallel_args(p)

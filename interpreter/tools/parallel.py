@@ -5,7 +5,7 @@ Every long command (``simulate``, ``validate``, ``bench``, ``test``) hands its g
 game is fixed by its seed, so the results are the same with 1 worker, 2 workers or a cluster;
 callers merge them in seed order and never see the difference.
 
-Games travel as a :class:`GameSpec` (path, options, house rules), never as compiled objects:
+Games are sent as a :class:`GameSpec` (path, options, house rules), never as compiled objects:
 a worker loads each spec once and keeps it (:func:`game_for`). On Linux the pool forks, and a
 game the parent has already loaded (:func:`remember`) is simply inherited.
 

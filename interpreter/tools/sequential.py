@@ -124,6 +124,7 @@ def compare(base: Any, house: Any | None, players: int, agents: list[str] | None
                 undecided = sum(not t.decided for _, t in result.tests)
                 progress.update(result.games, f"{undecided} question{'s' if undecided != 1 else ''} open")
     if progress is not None:
+        progress.set_total(result.games)  # it stopped early: the bar ends full
         progress.close()
     for _, t in result.tests:
         t.give_up()
@@ -170,7 +171,7 @@ def _test_line(q: Question, t: PairedSPRT, house: bool) -> str:
             word = {"length": ("longer", "shorter"), "spread": ("wider", "narrower")}.get(q.key, ("more", "less"))
             change = (f"{abs(100 * est):.0f} % {word[0] if est >= 0 else word[1]} "
                       f"(95 % CI {100 * lo:+.0f} to {100 * hi:+.0f} %)")
-        means = f"mean {t.m.mean_x:.1f} -> {t.m.mean_y:.1f}"
+        means = f"mean {t.m.mean_x:.1f} -> {t.m.mean_y:.1f} over those games"
     else:
         if house:
             means = f"{_pct(t.m.mean_x)} -> {_pct(t.m.mean_y)}"
