@@ -15,7 +15,7 @@ from conftest import FIXTURES, ROOT
 
 import interpreter
 from interpreter.tools.cli import main
-from interpreter.tools.matchups import matchups
+from interpreter.tools.matchups import computer_agents, matchups
 from interpreter.tools.metrics import chi_square_sf, measure_game, summarize_measures
 from interpreter.tools.sequential import compare, format_verdict, verdict_lines
 from interpreter.tools.sprt import MIN_PAIRS
@@ -145,6 +145,16 @@ def test_matchups_give_each_agent_a_win_rate_against_each_other():
     rate, lo, hi = m.rate("base", "greedy", "random")
     assert rate == pytest.approx(wins / 6) and lo <= rate <= hi
     assert m.rate("base", "random", "random") is None
+
+
+def test_the_matchups_default_to_the_agents_that_do_not_search_and_take_a_named_mcts(capsys):
+    assert computer_agents() == ["random", "greedy"]
+    code = main(["validate", COIN, "--only", "matchups", "--workers", "1", "--matchup-games", "4",
+                 "--matchup-agents", "random,mcts:iterations=5"])
+    out = capsys.readouterr().out
+    assert code == 0
+    table = out.split("== Matchups\n")[1]
+    assert "mcts:iterations=5" in table and "greedy" not in table
 
 
 def test_the_command_prints_the_verdict_first_and_the_report_puts_it_on_top(capsys, tmp_path):

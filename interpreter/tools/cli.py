@@ -406,11 +406,12 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     paths = [p for p in args.paths if not p.endswith(".rules")]
     if not files:
         raise CommandError("--mutate needs the rule files to mutate (ending in .rules)")
-    show = sys.stderr.isatty()
+    bar: list[Progress] = []  # made at the first mutant, when their number is known
 
     def progress(k: int, n: int, result) -> None:
-        if show:
-            print(f"\rmutant {k}/{n}", end="" if k < n else "\n", file=sys.stderr, flush=True)
+        if not bar:
+            bar.append(Progress(n, label="mutants", quiet=args.quiet, description="Mutants"))
+        bar[0].update(k)
 
     start = time.perf_counter()
     try:
@@ -418,6 +419,9 @@ def cmd_mutate(args: argparse.Namespace) -> int:
                               timeout=args.timeout, progress=progress)
     except MutationError as err:
         raise CommandError(str(err)) from None
+    finally:
+        for b in bar:
+            b.close()
     print(format_mutation_report(report, time.perf_counter() - start))
     if args.fail_under is not None and any(100 * report.kill_rate(f) < args.fail_under for f in files):
         print(f"rulelang: a kill rate is under {args.fail_under:g}%", file=sys.stderr)
@@ -774,7 +778,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matchup-games", type=_positive_int, default=20, metavar="K",
                    help="games per matchup cell (default 20)")
     p.add_argument("--matchup-agents", type=_agent_list, metavar="A,B,...",
-                   help="the agents of the matchups (default: every computer agent)")
+                   help="the agents of the matchups (default: random,greedy; a searching agent such as "
+                        "mcts:iterations=50 joins when named, as its games are far slower)")
     p.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
     add_option_arg(p)
     add_parallel_args(p)

@@ -18,12 +18,19 @@ from .parallel import Pool, spec_of
 from .progress import Progress
 from .validate import wilson
 
-__all__ = ["Matchups", "computer_agents", "format_matchups", "matchups"]
+__all__ = ["SEARCHING_AGENTS", "Matchups", "computer_agents", "format_matchups", "matchups"]
+
+
+# Agents that search by playing the game out many times at each decision: a game with one of
+# them costs hundreds of random games (MCTS at 20 iterations took over 5 minutes for one Off-Plan
+# game), so they join the matchups only when named: --matchup-agents random,greedy,mcts:iterations=50.
+SEARCHING_AGENTS = ("mcts",)
 
 
 def computer_agents() -> list[str]:
-    """Every agent that plays without a person (random, greedy, and mcts where it exists)."""
-    return [a for a in AGENT_NAMES if a != "human"]
+    """The default matchup agents: every agent that plays without a person and without a search
+    (random and greedy); see ``SEARCHING_AGENTS``."""
+    return [a for a in AGENT_NAMES if a != "human" and a not in SEARCHING_AGENTS]
 
 
 @dataclass
