@@ -1338,8 +1338,9 @@ def _walk(e):
                 yield from _walk(v)
 
 
-def check(modules: list[n.Module], sources: dict[str, str] | None = None) -> Program:
-    """Check parsed modules; returns the Program or raises RuleError with every diagnostic."""
+def check_all(modules: list[n.Module]) -> tuple[Program, list[Diagnostic]]:
+    """Check parsed modules; returns the Program as far as it could be checked and every
+    diagnostic. An editor keeps using the Program (declarations, types) while errors remain."""
     c = _Checker(modules)
     try:
         c.collect()
@@ -1347,6 +1348,12 @@ def check(modules: list[n.Module], sources: dict[str, str] | None = None) -> Pro
         c.check_decls()
     except _TooMany:
         pass
-    if c.diags:
-        raise RuleError(c.diags, sources)
-    return c.p
+    return c.p, c.diags
+
+
+def check(modules: list[n.Module], sources: dict[str, str] | None = None) -> Program:
+    """Check parsed modules; returns the Program or raises RuleError with every diagnostic."""
+    program, diags = check_all(modules)
+    if diags:
+        raise RuleError(diags, sources)
+    return program

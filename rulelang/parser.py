@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -755,8 +756,12 @@ def entry_file(path: str) -> str:
 _AFTER_THE_GAME = 10**9  # a reading position later than any line of the game's own files
 
 
-def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Module], dict[str, str]]:
+def load_sources(path: str, extra: list[str] | None = None,
+                 read: Callable[[str], str] | None = None) -> tuple[list[n.Module], dict[str, str]]:
     """Parse a game (folder or file) and, after it, extra files such as house rules.
+
+    ``read`` reads one file's text (``read_source`` by default); an editor passes one that
+    returns the unsaved text of the files it has open.
 
     Includes are followed depth-first, in order, each file once; an include must stay inside
     the folder of the file that starts the chain. Returns the modules in the order their
@@ -777,7 +782,7 @@ def load_sources(path: str, extra: list[str] | None = None) -> tuple[list[n.Modu
             return
         seen.add(real)
         try:
-            text = read_source(file)
+            text = (read or read_source)(file)
         except RuleError as e:
             if via is not None:
                 d = e.diagnostics[0]

@@ -231,24 +231,31 @@ EFFECT_NAMES = frozenset(b.name for b in EFFECTS)
 FUNCTION_NAMES = frozenset(b.name for b in FUNCTIONS)
 
 
+def signature(b: Builtin) -> str:
+    """How a built-in is written: `move <cards> to <zone> [at <position>]`, `count(list: list) -> int`."""
+    if b.kind == "effect":
+        parts = []
+        for p in b.params:
+            word = f"{p.clause} " if p.clause else ""
+            piece = f"{word}<{p.name}>"
+            parts.append(f"[{piece}]" if p.optional else piece)
+        return f"{b.name} {' '.join(parts)}"
+    if b.kind == "function":
+        sig = ", ".join(f"{p.name}{'?' if p.optional else ''}: {p.type}" for p in b.params)
+        return f"{b.name}({sig}) -> {b.returns}"
+    return f"{b.name}: {b.returns}"
+
+
 def reference_markdown() -> str:
     """The built-ins as a Markdown reference page (written to docs/builtins.md)."""
     out = ["# Built-ins", "", "Generated from `rulelang/registry.py`; do not edit by hand.", ""]
     for title, group in (("Effects", EFFECTS), ("Functions", FUNCTIONS), ("Names", NAMES)):
         out += [f"## {title}", ""]
         for b in group:
-            if b.kind == "effect":
-                parts = []
-                for p in b.params:
-                    word = f"{p.clause} " if p.clause else ""
-                    piece = f"{word}<{p.name}>"
-                    parts.append(f"[{piece}]" if p.optional else piece)
-                out.append(f"### `{b.name} {' '.join(parts)}`")
-            elif b.kind == "function":
-                sig = ", ".join(f"{p.name}{'?' if p.optional else ''}: {p.type}" for p in b.params)
-                out.append(f"### `{b.name}({sig}) -> {b.returns}`")
-            else:
+            if b.kind == "name":
                 out.append(f"### `{b.name}`: {b.returns}")
+            else:
+                out.append(f"### `{signature(b)}`")
             out += ["", b.doc, ""]
             for p in b.params:
                 out.append(f"- `{p.name}` ({p.type}{', optional' if p.optional else ''}): {p.doc}")

@@ -1,7 +1,8 @@
 """The ``rulelang`` command (also ``python -m interpreter``).
 
 Subcommands: ``check``, ``info``, ``play``, ``serve``, ``simulate``, ``replay``, ``bench``, ``test``,
-``validate``, ``explain``; run ``rulelang COMMAND --help`` for each one's arguments.
+``validate``, ``explain``, ``lsp`` (the language server for editors); run ``rulelang COMMAND --help``
+for each one's arguments.
 
 Exit status: 0 success; 1 an error (rule-file diagnostics, a bad option value, a game
 that failed during simulation, a log that does not replay, a failed scenario, an invariant
@@ -596,6 +597,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    from rulelang.lsp import main as serve
+
+    return serve()
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     game = _load(args.path, _options(args), args.house)
     _check_players(game, args.players)
@@ -790,6 +797,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--card", metavar="NAME", help="explain one card: its printed values and what they do")
     add_house_arg(p)
     p.set_defaults(run=lambda a: cmd_explain(a))
+
+    p = sub.add_parser("lsp", help="the language server for editors (LSP over stdin/stdout)",
+                       description="Serve the Language Server Protocol over stdin and stdout: diagnostics as "
+                                   "you type, hover, go to definition, references, rename, completion and "
+                                   "outline for .rules and .scenario files. Needs `pip install 'rulelang[lsp]'`.")
+    p.set_defaults(run=lambda a: cmd_lsp(a))
     return parser
 
 
