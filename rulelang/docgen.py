@@ -1,4 +1,5 @@
-"""Writes the reference pages that come from code: docs/builtins.md and docs/errors.md.
+"""Writes the reference pages that come from code: docs/builtins.md and docs/errors.md, and
+the editors' TextMate grammar (editors/vscode/syntaxes/rulelang.tmLanguage.json).
 
 Run `python -m rulelang.docgen` after changing the registry or the error codes; a test
 fails while the pages are out of date.
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from .diagnostics import CODES
 from .registry import reference_markdown
+from .tmgrammar import GRAMMAR_FILE, grammar_json
 
 
 def errors_markdown() -> str:
@@ -36,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, make in PAGES.items():
         (docs / name).write_text(make() + "\n", encoding="utf-8")
         print(f"wrote docs/{name}")
+    target = docs.parent / GRAMMAR_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(grammar_json(), encoding="utf-8")
+    print(f"wrote {GRAMMAR_FILE.as_posix()}")
     return 0
 
 
