@@ -24,7 +24,7 @@ CONTROL_WORDS = ("if", "elif", "else", "for", "in", "while", "max", "repeat", "t
                  "choose", "option", "may", "when", "cost", "once", "per", "by", "prompt", "label", "where",
                  "given", "play", "expect", "decision")
 STATEMENT_WORDS = ("let", "set", "pass", "end", "game", "log", "fail", "emit", "start", "until", "next", "of",
-                   "list", "bag", "seed")
+                   "list", "bag", "seed", "face")
 CLAUSE_WORDS = ("to", "from", "onto", "into", "at", "as", "with", "side")
 OPERATOR_WORDS = ("and", "or", "not", "is")
 CONSTANT_WORDS = ("true", "false", "none")
@@ -41,7 +41,7 @@ def grammar() -> dict:
     functions = sorted(b.name for b in registry.FUNCTIONS)
     names = sorted(b.name for b in registry.NAMES)
     covered = set(DECLARATION_WORDS + CONTROL_WORDS + STATEMENT_WORDS + CLAUSE_WORDS + OPERATOR_WORDS
-                  + CONSTANT_WORDS)
+                  + CONSTANT_WORDS + TYPE_WORDS)
     missing = KEYWORDS - covered
     if missing:  # a keyword added to grammar.lark must get a colour here
         raise ValueError(f"keywords of grammar.lark without a scope: {sorted(missing)}")

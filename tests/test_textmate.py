@@ -15,7 +15,7 @@ from conftest import ROOT
 
 from rulelang import registry
 from rulelang.parser import _lark
-from rulelang.tmgrammar import GRAMMAR_FILE, grammar_json
+from rulelang.tmgrammar import GRAMMAR_FILE, TYPE_WORDS, grammar_json
 
 ENGINE = ROOT / "tests" / "textmate"
 RULE_FILES = sorted(str(p) for folder in ("games", "examples", "tests/fixtures")
@@ -83,7 +83,7 @@ def test_every_rule_file_is_coloured_as_the_language_reads_it(tokens):
         for kind, word, line, col in _lexed(text):
             if kind.startswith("__IGNORE"):  # spaces
                 continue
-            declared, previous = previous in _DECLARING, kind
+            declared, after_dot, previous = previous in _DECLARING, previous == "DOT", kind
             scopes = " ".join(_scope_at(lines, line, col))
             if kind == "STRING":
                 ok = "string.quoted.double" in scopes
@@ -103,7 +103,8 @@ def test_every_rule_file_is_coloured_as_the_language_reads_it(tokens):
                 if word in registry.FUNCTION_NAMES and text.splitlines()[line - 1][col - 1 + len(word):][:1] == "(":
                     ok = ok and "support.function.builtin" in scopes
             elif kind.isalpha() and kind.isupper() and word.isalpha():  # a keyword of grammar.lark
-                ok = ("keyword" in scopes or (word in ("true", "false", "none") and "constant.language" in scopes)
+                ok = ("keyword" in scopes or after_dot and "property" in scopes
+                      or (word in TYPE_WORDS and "storage.type" in scopes) or (word in ("true", "false", "none") and "constant.language" in scopes)
                       or (word in _ALSO_NAMES and ("variable.language" in scopes or "support.function" in scopes)))
             else:
                 continue
