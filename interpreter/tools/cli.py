@@ -586,12 +586,15 @@ def _matchup_agents() -> list[str]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from .cardtext import card_text
     from .explain import explain_card, explain_game
 
     if not os.path.exists(args.path):
         raise CommandError(f"{args.path}: no such game folder or rule file")
-    if args.card:
+    if args.card and args.full:
         echo(explain_card(args.path, args.card, args.house))
+    elif args.card:
+        echo(card_text(args.path, args.card, args.house))
     else:
         echo(explain_game(args.path, args.house))
     return 0
@@ -794,7 +797,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="the rules in plain English: turn structure, procedures, card effects")
     p.add_argument("path", metavar="PATH", help=path_help)
-    p.add_argument("--card", metavar="NAME", help="explain one card: its printed values and what they do")
+    p.add_argument("--card", metavar="NAME", help="explain one card as it reads: its printed values and text, "
+                                                  "then what the rules do with it, in short sentences")
+    p.add_argument("--full", action="store_true",
+                   help="with --card: every rule that tests the card's values, in full, with file:line:col")
     add_house_arg(p)
     p.set_defaults(run=lambda a: cmd_explain(a))
 

@@ -755,15 +755,21 @@ def card_effects(x: Explainer) -> list[str]:
     return out
 
 
-def explain_card(path: str, card: str, house: list[str] | None = None) -> str:
-    """One card: every row printed with that name, and the rules its values lead to."""
-    p = load_program(path, house)
-    x = Explainer(p)
+def card_rows_named(p: Program, card: str) -> list[tuple[n.CardsDecl, n.CardRow, dict]]:
+    """Every row printed with a card's name; a ValueError with a suggestion when there is none."""
     rows = [(t, r, v) for t, r, v in _card_rows(p) if getattr(v.get("name"), "value", None) == card]
     if not rows:
         names = {str(getattr(v.get("name"), "value", "")) for _, _, v in _card_rows(p)}
         hint = did_you_mean(card, names)
         raise ValueError(f"no card named {card!r}" + (f"; {hint}" if hint else ""))
+    return rows
+
+
+def explain_card(path: str, card: str, house: list[str] | None = None) -> str:
+    """One card: every row printed with that name, and the rules its values lead to."""
+    p = load_program(path, house)
+    x = Explainer(p)
+    rows = card_rows_named(p, card)
     kind = rows[0][0].kind
     out = [f"{card} ({_card_noun(kind)})"]
     members: list[tuple[str, str]] = []
