@@ -130,6 +130,15 @@ async def _session(game: Path) -> None:
         assert where.uri == from_fs_path(str(game / "abilities.rules"))
         assert where.range.start.line == _line_of(abilities, "procedure use_room_ability(")
 
+        # ---- the outline: the file's procedures, in order
+        symbols = await s.client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
+            text_document=lsp.TextDocumentIdentifier(uri=turn_uri)))
+        names = [sym.name for sym in symbols]
+        assert names.index("procedure play_turn") < names.index("procedure refill_markets")
+        play = symbols[names.index("procedure play_turn")]
+        assert play.selection_range.start == lsp.Position(line=_line_of(text, "procedure play_turn("),
+                                                          character=len("procedure "))
+
         # ---- completion: after `p.` the player's zones and vars; at a statement, effects with signatures
         edited = text.replace("        gian 1 funds to p\n", "        gain 1 funds to p\n        move x to p.\n", 1)
         s.client.text_document_did_change(lsp.DidChangeTextDocumentParams(

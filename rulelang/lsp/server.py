@@ -82,7 +82,13 @@ class RulesServer(LanguageServer):
             path = file if entry == norm(a.game_entry(file)) else self.analyses[entry].entry
             if path != file and self.analyses[entry].extra:
                 path = self.analyses[entry].extra[0]
-            result = a.analyze(path, overlay)
+            try:
+                result = a.analyze(path, overlay)
+            except Exception as err:  # a bug of ours: say so, keep serving, and keep the last answers
+                logging.getLogger(__name__).exception("checking %s failed", path)
+                self.window_show_message(lsp.ShowMessageParams(
+                    type=lsp.MessageType.Error, message=f"rulelang could not check {path}: {err}"))
+                continue
             self.analyses[entry] = result
             if result.index is not None:
                 self.indexes[entry] = result.index
