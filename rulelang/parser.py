@@ -756,12 +756,13 @@ def entry_file(path: str) -> str:
 _AFTER_THE_GAME = 10**9  # a reading position later than any line of the game's own files
 
 
-def load_sources(path: str, extra: list[str] | None = None,
-                 read: Callable[[str], str] | None = None) -> tuple[list[n.Module], dict[str, str]]:
+def load_sources(path: str, extra: list[str] | None = None, read: Callable[[str], str] | None = None,
+                 parse: Callable[[str, str], n.Module] | None = None) -> tuple[list[n.Module], dict[str, str]]:
     """Parse a game (folder or file) and, after it, extra files such as house rules.
 
     ``read`` reads one file's text (``read_source`` by default); an editor passes one that
-    returns the unsaved text of the files it has open.
+    returns the unsaved text of the files it has open, and a ``parse`` (``parse_text`` by
+    default) that remembers the files it has parsed, so a keystroke re-parses one file.
 
     Includes are followed depth-first, in order, each file once; an include must stay inside
     the folder of the file that starts the chain. Returns the modules in the order their
@@ -797,7 +798,7 @@ def load_sources(path: str, extra: list[str] | None = None,
             return
         sources[file] = text
         try:
-            module = parse_text(text, file)
+            module = (parse or parse_text)(text, file)
         except RuleError as e:
             diags.extend(e.diagnostics)
             return

@@ -20,7 +20,7 @@ from .. import registry
 from ..checker import BUILTIN_EVENTS, check_all
 from ..diagnostics import Diagnostic, RuleError
 from ..lint import lint
-from ..parser import MAX_FILE_BYTES, load_sources, read_source
+from ..parser import MAX_FILE_BYTES, load_sources, parse_text, read_source
 from ..symbols import KEYWORDS, NAME_RE, Index, Span, build_index, card_name_column, doc_comment, norm
 
 
@@ -59,6 +59,22 @@ def _reader(overlay: dict[str, str]):
     return read
 
 
+_PARSED: dict[tuple[str, str], n.Module] = {}  # (path, text) -> its syntax tree; trees are immutable
+_PARSED_MAX = 256  # files remembered; a game has at most 64
+
+
+def _parse(text: str, path: str) -> n.Module:
+    """``parse_text``, remembered: while an author types, only the file being typed in changes."""
+    key = (path, text)
+    module = _PARSED.get(key)
+    if module is None:
+        module = parse_text(text, path)  # a syntax error raises and is not remembered
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = module
+    return module
+
+
 def analyze(path: str, overlay: dict[str, str] | None = None) -> Analysis:
     """Check the game that the rule file at ``path`` belongs to, as ``rulelang check`` would,
     plus the lint warnings; ``overlay`` maps files (normalized) to unsaved text."""
@@ -68,7 +84,7 @@ def analyze(path: str, overlay: dict[str, str] | None = None) -> Analysis:
     extra: list[str] = []
     for _ in range(2):
         try:
-            modules, sources = load_sources(entry, extra, read=read)
+            modules, sources = load_sources(entry, extra, read=read, parse=_parse)
         except RuleError as err:
             diags, sources, index = list(err.diagnostics), dict(err.sources), None
         else:
