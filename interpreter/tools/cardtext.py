@@ -42,9 +42,11 @@ class CardText(Explainer):
     names to what they stand for here: the owner's name to "you", and, inside a procedure
     spelled out in place, each parameter to the value passed."""
 
-    def __init__(self, program: Program, you: set[str] | None = None, alias: dict[str, str] | None = None):
+    def __init__(self, program: Program, you: set[str] | None = None, alias: dict[str, str] | None = None,
+                 calls: Counter | None = None):
         super().__init__(program)
         self.alias: dict[str, str] = {name: "you" for name in you or ()} | (alias or {})
+        self.calls = calls if calls is not None else _call_counts(program)
 
     def x_Name(self, e: n.Name) -> str:
         r = self.res(e)
@@ -67,7 +69,7 @@ class CardText(Explainer):
         if proc is None:
             return super().s_Verb(s, d, x)
         args = [self.expr(arg) for arg in s.args]
-        if x == 0 or _call_counts(self.p)[s.name] > 1:
+        if x == 0 or self.calls[s.name] > 1:
             # A procedure further down, or one many rules share (a general mechanic, such as
             # moving up a track): named, not spelled out (`--full` spells it out).
             shown = [a for a in args if a != "you"]
@@ -82,18 +84,11 @@ class CardText(Explainer):
             self.alias = before
 
 
-_CALLS: dict[int, Counter] = {}
-
-
 def _call_counts(p: Program) -> Counter:
     """How many statements call each procedure, in every rule of the game."""
-    if id(p) not in _CALLS:
-        _CALLS.clear()
-        roots = [proc.body for proc in p.procs.values()] + [t.body for t in p.triggers]
-        roots += [d.body for d in (p.setup, p.flow) if d is not None]
-        _CALLS[id(p)] = Counter(node.name for root in roots for node in walk(root)
-                                if isinstance(node, n.Verb) and node.name in p.procs)
-    return _CALLS[id(p)]
+    roots = [proc.body for proc in p.procs.values()] + [t.body for t in p.triggers]
+    roots += [d.body for d in (p.setup, p.flow) if d is not None]
+    return Counter(node.name for root in roots for node in walk(root) if isinstance(node, n.Verb) and node.name in p.procs)
 
 
 def _sentence(line: str) -> str:
@@ -193,14 +188,15 @@ def _what_it_does(p: Program, member: str) -> list[tuple[str, list[str]]]:
 def _rules_testing(p: Program, wanted: str, member: str, through: str | None = None
                    ) -> list[tuple[str, list[str]]]:
     out = []
+    calls = _call_counts(p)
     for where, body, you in _containers(p):
-        x = CardText(p, you)
+        x = CardText(p, you, calls=calls)
         for cond, block in _branches(x, body, wanted):
             if through is not None and cond is not None and not isinstance(cond, n.MenuOption):
                 # `if is_track_move(a):` reached with the card's value: `a` is that value here.
                 tested = {a.id for c in _and_parts(cond) if isinstance(c, n.Call) and c.func == through
                           for a in c.args if isinstance(a, n.Name)}
-                x = CardText(p, you, {name: words(member) for name in tested})
+                x = CardText(p, you, {name: words(member) for name in tested}, calls)
             when = ""
             if isinstance(cond, n.MenuOption):
                 label = x.expr(cond.label).strip('"')
