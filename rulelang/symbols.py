@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -177,18 +177,6 @@ def _fields(p: Program) -> dict[str, list[tuple[str, n.Field]]]:
 
 def card_name_column(table: n.CardsDecl) -> int | None:
     return table.columns.index("name") if "name" in table.columns else None
-
-
-def card_rows(modules: Iterable[n.Module]) -> Iterator[tuple[n.CardsDecl, n.CardRow, str]]:
-    """(table, row, card name) for every row of every card table in the modules."""
-    for m in modules:
-        for d in m.decls:
-            d = _unwrap(d)
-            if isinstance(d, n.CardsDecl):
-                i = card_name_column(d)
-                for row in d.rows:
-                    if i is not None and i < len(row.values) and isinstance(getattr(row.values[i], "value", None), str):
-                        yield d, row, row.values[i].value
 
 
 def _bindings(decl) -> set[str]:
