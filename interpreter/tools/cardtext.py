@@ -119,7 +119,7 @@ def _is_test_of(cond, member: str) -> bool:
 
 def _selects(cond, wanted: str) -> bool:
     """Whether a condition picks out the value: it names it, and not only to exclude it
-    (`if s != winter:` runs for every other season)."""
+    (`if x != v:` runs for every other value)."""
     parts = [c for c in _and_parts(cond) if wanted in _names(c)]
     return any(not (isinstance(c, n.Not) or isinstance(c, n.Compare) and c.op in ("!=", "notin")) for c in parts)
 
@@ -174,7 +174,7 @@ def _branches(x: Explainer, body, member: str):
 def _what_it_does(p: Program, member: str) -> list[tuple[str, list[str]]]:
     """(heading, sentences) for each rule that acts on a value. A value that only a `const`
     list holds is followed one step: to the rules that test a `define` reading that list
-    (`if is_track_move(a):`), read with the tested name as the value."""
+    (`if is_special(a):`), read with the tested name as the value."""
     out = _rules_testing(p, member, member)
     if out or any(member in _mentions(d.value) for d in p.defines.values()):
         return out
@@ -193,7 +193,7 @@ def _rules_testing(p: Program, wanted: str, member: str, through: str | None = N
         x = CardText(p, you, calls=calls)
         for cond, block in _branches(x, body, wanted):
             if through is not None and cond is not None and not isinstance(cond, n.MenuOption):
-                # `if is_track_move(a):` reached with the card's value: `a` is that value here.
+                # `if is_special(a):` reached with the card's value: `a` is that value here.
                 tested = {a.id for c in _and_parts(cond) if isinstance(c, n.Call) and c.func == through
                           for a in c.args if isinstance(a, n.Name)}
                 x = CardText(p, you, {name: words(member) for name in tested}, calls)
