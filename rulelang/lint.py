@@ -76,6 +76,7 @@ def game_roots(p: Program) -> list:
         roots.append(p.tiebreak)
     roots += list(p.invariants)
     roots += list(getattr(p, "requires", ()))  # which options and player counts go together
+    roots += [k.text for k in p.kinds.values() if k.text is not None]  # a kind's `text:` line reads names too
     return roots
 
 

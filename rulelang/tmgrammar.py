@@ -22,13 +22,13 @@ DECLARATION_WORDS = ("game", "players", "include", "extends", "option", "enum", 
                      "score", "tiebreak", "winners", "invariant", "require", "remove", "replace", "scenario")
 CONTROL_WORDS = ("if", "elif", "else", "for", "in", "while", "max", "repeat", "turn", "round", "simultaneously",
                  "choose", "option", "may", "when", "cost", "once", "per", "by", "prompt", "label", "where",
-                 "given", "play", "expect", "decision")
+                 "given", "play", "expect", "decision", "return")
 STATEMENT_WORDS = ("let", "set", "pass", "end", "game", "log", "fail", "emit", "start", "until", "next", "of",
                    "list", "bag", "seed", "face")
-CLAUSE_WORDS = ("to", "from", "onto", "into", "at", "as", "with", "side")
+CLAUSE_WORDS = ("to", "from", "onto", "into", "at", "as", "with", "side", "returns")
 OPERATOR_WORDS = ("and", "or", "not", "is")
 CONSTANT_WORDS = ("true", "false", "none")
-TYPE_WORDS = registry.TYPE_NAMES
+TYPE_WORDS = registry.TYPE_NAMES + ("zone",)  # a zone is a value too: `p: zone`, `returns zone`
 
 
 def _words(words) -> str:
@@ -79,11 +79,18 @@ def grammar() -> dict:
                 {"include": "#comment"},
                 {"include": "#string"},
                 {"match": r"\b[0-9]+\b", "name": "constant.numeric.integer.rulelang"},
+                # a procedure's result type, before `returns` is taken as a plain keyword
+                {"match": rf"\b(returns)\s+(?:(list|bag)\s+(of)\s+)?({_words(TYPE_WORDS)})",
+                 "captures": {"1": {"name": "keyword.other.clause.rulelang"}, "2": {"name": "keyword.other.rulelang"},
+                              "3": {"name": "keyword.other.rulelang"}, "4": {"name": "storage.type.rulelang"}}},
                 {"match": _words(CONSTANT_WORDS), "name": "constant.language.rulelang"},
                 {"match": _words(OPERATOR_WORDS), "name": "keyword.operator.logical.rulelang"},
                 {"match": _words(CONTROL_WORDS), "name": "keyword.control.rulelang"},
                 {"match": _words(STATEMENT_WORDS), "name": "keyword.other.rulelang"},
                 {"match": _words(CLAUSE_WORDS), "name": "keyword.other.clause.rulelang"},
+                # a kind's `text:` line: the type word `text` used as a keyword
+                {"match": r"^\s+(text)(?=\s*:)", "captures": {"1": {"name": "keyword.other.rulelang"}}},
+                # a type after `name:`
                 {"match": rf"(?<=:)\s*(?:(list|bag)\s+(of)\s+)?({_words(TYPE_WORDS)})",
                  "captures": {"1": {"name": "keyword.other.rulelang"}, "2": {"name": "keyword.other.rulelang"},
                               "3": {"name": "storage.type.rulelang"}}},

@@ -13,12 +13,20 @@ from rulelang.diagnostics import RuleError
 EXPECTED = {
     ('off_plan', 'Bathroom'): (
         'Bathroom: a room card, 9 copies\n'
-        '  3 copies: equipment [bathroom]; ability double bathroom\n'
-        '  2 copies: equipment [bathroom]; ability renovation\n'
-        '  2 copies: equipment [bathroom]; ability investment\n'
-        '  2 copies: equipment [bathroom]; ability promotion\n'
+        '  3 copies: provides [Bathroom]; ability Double Bathroom\n'
+        '  2 copies: provides [Bathroom]; ability Renovation\n'
+        '  2 copies: provides [Bathroom]; ability Investment\n'
+        '  2 copies: provides [Bathroom]; ability Promotion\n'
         '\n'
-        'Double bathroom (ability), in “use room ability”:\n'
+        '  “Double Bathroom: take the adjacent card from the Room market that includes a bathroom. This costs 1 Funds token.”\n'
+        '\n'
+        '  “Renovation: discard a House from the House market and refill it. This costs 1 Funds token.”\n'
+        '\n'
+        '  “Investment: place a Funds token from the general supply on one of the neighbourhoods of the Urban Investment card.”\n'
+        '\n'
+        '  “Promotion: draw a card from the Room deck. This costs 1 Funds token.”\n'
+        '\n'
+        'Double Bathroom (ability), in “use room ability”:\n'
         '  You choose a card x from room market where bathroom next to(x, slot) (“Double Bathroom: take which adjacent Room?”).\n'
         '  Collect funds for x.\n'
         '  Put x in your hand.\n'
@@ -37,7 +45,7 @@ EXPECTED = {
         'Promotion (ability), in “use room ability”:\n'
         '  You draw 1 card from room deck into your hand.\n'
         '\n'
-        'Bathroom (equipment) counts in bathroom next to, missing, contributes and equipment types.\n'
+        'Bathroom (provides) counts in bathroom next to, missing, contributes and equipment types.\n'
         '\n'
         'Every room card is used in “exchange step”, “take from room market”, “buy from outlet” and “urbanization turn”.\n'
         '\n'
@@ -45,7 +53,9 @@ EXPECTED = {
     ),
     ('off_plan', 'The Scout'): (
         'The Scout: a character card, 1 copy\n'
-        '  icons [school zone]; power draw from deck; mission first four houses; mission points 4\n'
+        '  icons [School Zone]; power draw from deck; mission first four houses; mission 4\n'
+        '\n'
+        '  “You may draw the top card of the Room deck instead of taking one from the Room market. Mission (4 profit): Build the 4 Houses first.”\n'
         '\n'
         'Draw from deck (power), in “play turn”, you may choose “Draw the top card of the Room deck (Character)” when room cards left is more than 0:\n'
         '  You draw 1 card from room deck into your hand.\n'
@@ -57,6 +67,8 @@ EXPECTED = {
     ('off_plan', 'Trick: Two Apart'): (
         'Trick: Two Apart: a trick card, 2 copies\n'
         '  action take two apart\n'
+        '\n'
+        '  “Take 2 non-adjacent cards from the Room market (and their Funds tokens). You spend no Funds tokens.”\n'
         '\n'
         'Take two apart (action), in “play trick”:\n'
         '  You choose a card a from room market where x is not a and not a is next to x, for some x in room market (“Take which card (1 of 2, not adjacent)?”).\n'
@@ -70,6 +82,8 @@ EXPECTED = {
         'Economic Aid: an event card, 1 copy\n'
         '  effect economic aid\n'
         '\n'
+        '  “Economic Aid: place a Funds token on each of the cards in the Room market.”\n'
+        '\n'
         'Economic aid (effect), in “resolve event”:\n'
         '  Refill room market.\n'
         '  For each x in room market:\n'
@@ -81,7 +95,9 @@ EXPECTED = {
     ),
     ('welcome_to', '1 Surveyor'): (
         '1 Surveyor: a construction card, 1 copy\n'
-        '  number 1; effect surveyor\n'
+        '  number 1; effect Surveyor\n'
+        '\n'
+        '  “Surveyor: draw a fence between two houses of the same street. Estates are the groups of houses between fences.”\n'
         '\n'
         'Surveyor (effect), in “apply effect”:\n'
         '  You may choose st from [0, 1, 2] where fence ok(you, i), for some i in street slots(st), or none (“Surveyor: build a fence in which street?”).\n'
@@ -93,9 +109,11 @@ EXPECTED = {
     ),
     ('welcome_to', '7 Pool Manufacturer'): (
         '7 Pool Manufacturer: a construction card, 1 copy\n'
-        '  number 7; effect pool manufacturer\n'
+        '  number 7; effect Pool Manufacturer\n'
         '\n'
-        'Pool manufacturer (effect), in “apply effect”:\n'
+        '  “Pool Manufacturer: if you wrote the number on a house with a printed pool, build the pool (cross it and the next pool box).”\n'
+        '\n'
+        'Pool Manufacturer (effect), in “apply effect”:\n'
         '  If your last slot is in pool slots and not your pool built[your last slot]:\n'
         '    You may say yes to “Pool manufacturer: build the pool of the {slot name(your last slot)}?”; if so:\n'
         '      Set your pool built[your last slot] to true.\n'
@@ -104,7 +122,7 @@ EXPECTED = {
     ),
     ('welcome_to', 'Six estates of 1'): (
         'Six estates of 1: a city plan card, 1 copy\n'
-        '  level 1; sizes [1, 1, 1, 1, 1, 1]; first value 8; later value 4; advanced false; goal estate sizes\n'
+        '  n° 1; estates [1, 1, 1, 1, 1, 1]; first 8; later 4; advanced false; goal estate sizes\n'
         '\n'
         'Estate sizes (goal), in “claim plan”:\n'
         "  For each s in c's sizes:\n"
@@ -133,7 +151,7 @@ EXPECTED = {
     ),
     ('plunderbund', 'Merchant 4'): (
         'Merchant 4: a merchant card, 1 copy\n'
-        '  number 4; region stacktown; icon reputation icon; chit 5\n'
+        '  number 4; region Stacktown; icon reputation icon; chit 5\n'
         '\n'
         'Reputation icon (icon), in “fence action”:\n'
         '  Add fence reputation to your reputation.\n'
@@ -142,7 +160,7 @@ EXPECTED = {
     ),
     ('plunderbund', 'Winter Start Player'): (
         'Winter Start Player: a start token card, 1 copy\n'
-        '  season winter\n'
+        '  season Winter\n'
         '\n'
         '(Every rule in full: rulelang explain games/plunderbund --card "Winter Start Player" --full)'
     ),

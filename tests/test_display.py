@@ -3,6 +3,7 @@
 import pytest
 
 import interpreter
+from interpreter.tools.validate import static_warnings
 from rulelang import RuleError
 
 GAME = '''game "Estates"
@@ -96,3 +97,5 @@ def test_a_kind_text_line_gives_each_card_its_text_from_its_fields(tmp_path):
     (tmp_path / "game.rules").write_text(body)
     game = interpreter.load(str(tmp_path))
     assert [game.card_text(i) for i in range(3)] == ["Orange pays 2.", "Red pays 1.", "Red pays 1."]
+    warnings, _, _ = static_warnings(str(tmp_path))  # the text line reads the const: it is used
+    assert not [w for w in warnings if "color_text" in w.message]

@@ -43,12 +43,15 @@ class CardText(Explainer):
     spelled out in place, each parameter to the value passed."""
 
     def __init__(self, program: Program, you: set[str] | None = None, alias: dict[str, str] | None = None,
-                 calls: Counter | None = None):
+                 calls: Counter | None = None, printed: bool = False):
         super().__init__(program)
         self.alias: dict[str, str] = {name: "you" for name in you or ()} | (alias or {})
         self.calls = calls if calls is not None else _call_counts(program)
+        self.printed = printed  # the card's printed values: enum members by their display names
 
     def x_Name(self, e: n.Name) -> str:
+        if self.printed and e.id in self.p.member_enum:
+            return _shown(self.p, e.id)
         r = self.res(e)
         if e.id in self.alias and (r is None or r[0] == "local"):
             return self.alias[e.id]
@@ -82,6 +85,19 @@ class CardText(Explainer):
             return self.block(proc.body, d, x - 1)
         finally:
             self.alias = before
+
+
+def _shown(p: Program, name: str, capital: bool = False) -> str:
+    """A declared name as the game shows it to people: its display name, else its words."""
+    shown = p.display.get(name)
+    if shown:
+        return shown
+    return words(name)[:1].upper() + words(name)[1:] if capital else words(name)
+
+
+def _field(p: Program, column: str) -> str:
+    """A card table's column as the game shows it: the kind field's display name, else its words."""
+    return p.display.get(f"field:{column}") or words(column)
 
 
 def _call_counts(p: Program) -> Counter:
@@ -261,7 +277,7 @@ def card_text(path: str, card: str, house: list[str] | None = None) -> str:
     """A card as printed, then what the rules do with it, in short sentences."""
     p = load_program(path, house)
     rows = card_rows_named(p, card)
-    x = CardText(p)
+    x = CardText(p, printed=True)
     kind = rows[0][0].kind
     total = 0
     lines = []
@@ -269,7 +285,7 @@ def card_text(path: str, card: str, house: list[str] | None = None) -> str:
         copies = values.get("copies")
         count = copies.value if isinstance(copies, n.Lit) and isinstance(copies.value, int) else 1
         total += count
-        printed = "; ".join(f"{words(col)} {x.expr(v)}" for col, v in values.items()
+        printed = "; ".join(f"{_field(p, col)} {x.expr(v)}" for col, v in values.items()
                             if col not in ("name", "copies", "text"))
         lines.append(f"{INDENT}{count} cop{'y' if count == 1 else 'ies'}: {printed or 'no printed values'}")
     out = [f"{card}: {_article(_card_noun(kind))}, {total} cop{'y' if total == 1 else 'ies'}"]
@@ -296,13 +312,13 @@ def card_text(path: str, card: str, house: list[str] | None = None) -> str:
             if where:
                 counted.append((col, m, where))
             continue
-        title = f"{words(m)[:1].upper()}{words(m)[1:]} ({words(col)})"
+        title = f"{_shown(p, m, capital=True)} ({_field(p, col)})"
         for heading, sentences in rules[:3]:
             out += ["", f"{title}, {heading}:"] + sentences
         if len(rules) > 3:
             out.append(f"{INDENT}(and {len(rules) - 3} more rules; see --full)")
     for col, m, where in counted:
-        out += ["", f"{words(m)[:1].upper()}{words(m)[1:]} ({words(col)}) counts in {_listing(where)}."]
+        out += ["", f"{_shown(p, m, capital=True)} ({_field(p, col)}) counts in {_listing(where)}."]
     named = _mentioned_in(p, f"text:{card}")
     if named:
         out += ["", f"The rules name {_quote(card)} in {_listing(named)}."]
