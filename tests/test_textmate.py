@@ -119,7 +119,10 @@ def test_every_rule_file_is_coloured_as_the_language_reads_it(tokens):
             elif kind.isalpha() and kind.isupper() and word.isalpha():  # a keyword of grammar.lark
                 ok = ("keyword" in scopes or after_dot and "property" in scopes
                       or (word in TYPE_WORDS and "storage.type" in scopes) or (word in ("true", "false", "none") and "constant.language" in scopes)
-                      or (word in _ALSO_NAMES and ("variable.language" in scopes or "support.function" in scopes)))
+                      or (word in _ALSO_NAMES and ("variable.language" in scopes or "support.function" in scopes))
+                      # a line's label (`cards:` in a score block): the parser reads a name there
+                      or (opener and text.splitlines()[line - 1][col - 1 + len(word):].lstrip().startswith(":")
+                          and not any(s in scopes for s in ("comment", "string.quoted"))))
             else:
                 continue
             if not ok:
