@@ -28,6 +28,9 @@ STATEMENT_WORDS = ("let", "set", "pass", "end", "game", "log", "fail", "emit", "
 CLAUSE_WORDS = ("to", "from", "onto", "into", "at", "as", "with", "side", "returns")
 OPERATOR_WORDS = ("and", "or", "not", "is")
 CONSTANT_WORDS = ("true", "false", "none")
+# What a house rule's `remove WHAT NAME` takes away (rulelang.checker.Checker.remove).
+REMOVABLE = ("kind", "zone", "procedure", "option", "modifier", "define", "var", "const", "invariant", "score",
+             "card", "cards", "trigger")
 TYPE_WORDS = registry.TYPE_NAMES + ("zone",)  # a zone is a value too: `p: zone`, `returns zone`
 
 
@@ -64,6 +67,9 @@ def grammar() -> dict:
                  "captures": {"1": {"name": "keyword.other.declaration.rulelang"},
                               "2": {"name": "keyword.other.declaration.rulelang"},
                               "3": {"name": "variable.other.declaration.rulelang"}}},
+                {"match": r"^(remove)\s+" + "(" + _words(REMOVABLE) + ")",
+                 "captures": {"1": {"name": "keyword.other.declaration.rulelang"},
+                              "2": {"name": "keyword.other.rulelang"}}},
                 {"match": rf"^(cards)\s+({name})",
                  "captures": {"1": {"name": "keyword.other.declaration.rulelang"},
                               "2": {"name": "entity.name.type.rulelang"}}},

@@ -97,6 +97,7 @@ def test_every_rule_file_is_coloured_as_the_language_reads_it(tokens):
             # a declaring word opens its line (after `replace`); elsewhere (`returns zone`) it is a type
             opener = text.splitlines()[line - 1][:col - 1].split() in ([], ["replace"])
             declared = previous in _DECLARING and previous_opens
+            after_remove = previous == "REMOVE"  # `remove trigger x`: what is removed reads as a keyword
             after_dot, previous, previous_opens = previous == "DOT", kind, opener
             scopes = " ".join(_scope_at(lines, line, col))
             if kind == "STRING":
@@ -113,7 +114,8 @@ def test_every_rule_file_is_coloured_as_the_language_reads_it(tokens):
             elif declared:  # the name a declaration gives, whatever else the word means
                 ok = "declaration" in scopes or "entity.name" in scopes
             elif kind == "NAME":
-                ok = not any(s in scopes for s in ("keyword", "comment", "string.quoted")) or word in _SCENARIO_WORDS
+                ok = (not any(s in scopes for s in ("keyword", "comment", "string.quoted")) or word in _SCENARIO_WORDS
+                      or after_remove and "keyword" in scopes)
                 if word in registry.FUNCTION_NAMES and text.splitlines()[line - 1][col - 1 + len(word):][:1] == "(":
                     ok = ok and "support.function.builtin" in scopes
             elif kind.isalpha() and kind.isupper() and word.isalpha():  # a keyword of grammar.lark
@@ -142,7 +144,8 @@ def test_a_snippet_gets_the_scopes_an_author_expects(tokens, tmp_path):
         'procedure pile(p: player) returns zone:\n'
         '    return p.hand\n'
         'kind room:\n'
-        '    text: "A room"\n')
+        '    text: "A room"\n'
+        'remove trigger turn_start\n')
     lines = json.loads(subprocess.run(
         ["node", str(ENGINE / "tokenize.js"), str(ROOT / GRAMMAR_FILE), str(snippet)],
         capture_output=True, text=True, check=True, timeout=300).stdout)[str(snippet)]
@@ -175,3 +178,5 @@ def test_a_snippet_gets_the_scopes_an_author_expects(tokens, tmp_path):
     assert scope(7, "zone") == "storage.type.rulelang"
     assert scope(8, "return") == "keyword.control.rulelang"
     assert scope(10, "text") == "keyword.other.rulelang"
+    assert scope(11, "remove") == "keyword.other.declaration.rulelang"
+    assert scope(11, "trigger") == "keyword.other.rulelang"
