@@ -57,11 +57,15 @@ class RandomAgent:
 
 
 class GreedyAgent:
-    """One-step lookahead: tries every legal action on a clone of the state and keeps
+    """One-step lookahead: tries every legal action on a copy of the state and keeps
     the one after which the player stands best (``state.standing(player)``: its share of
     the win if the game ended then, then its score margin the way the game's result
     rewards it). Ties are broken by its seeded generator. An action that fails on the
-    clone ranks last."""
+    copy ranks last.
+
+    The copy is a determinisation, as for ``mcts``: ``state.resample(player, seed)`` where the
+    engine offers it, so what the action would draw or uncover is what the seat could expect,
+    not what the real deck holds (a plain clone would know the order of every hidden card)."""
 
     name = "greedy"
 
@@ -87,12 +91,16 @@ class GreedyAgent:
         # One budget for the whole look-ahead, however many actions there are: when it runs
         # out, the agent chooses among the actions it had time to try.
         budget = Budget(MAX_STEPS_PER_AGENT, "for the greedy agent's look-ahead")
+        world = determinise(state, player, self.rng, budget)
+        # The same choice in the determinisation (it has the same legal actions: the seat
+        # cannot tell the two apart), tried there and answered with the real action.
+        same = {_key(a.value): a for a in world.legal_actions(player)}
         best_score = float("-inf")
         best: list = []
         for action in actions:
             if budget.left <= 0:
                 break
-            score = self.evaluate(state, player, action, budget)
+            score = self.evaluate(world, player, same.get(_key(action.value), action), budget)
             if budget.left <= 0 and best:
                 break  # this action was not fully tried
             if score > best_score or not best:
@@ -100,6 +108,17 @@ class GreedyAgent:
             elif score == best_score:
                 best.append(action)
         return best[0] if len(best) == 1 else self.rng.choice(best)
+
+
+def determinise(state: Any, player: int, rng: random.Random, budget: Budget) -> Any:
+    """A full state the seat cannot tell from ``state``, to look ahead in without peeking: the
+    engine's ``resample`` (hidden cards dealt again, the generator reseeded) where it has one,
+    else a clone (which knows everything: only an engine without hidden information should
+    lack ``resample``). The caller owns the result: it may change it."""
+    resample = getattr(state, "resample", None)
+    if resample is not None:
+        return resample(player, rng.getrandbits(63))
+    return state.clone(budget)
 
 
 def _key(value: Any) -> tuple[str, Any]:
@@ -176,10 +195,7 @@ class MCTSAgent:
         return legal[best[0] if len(best) == 1 else self.rng.choice(best)]
 
     def _determinise(self, state: Any, player: int, budget: Budget) -> Any:
-        resample = getattr(state, "resample", None)
-        if resample is not None:
-            return resample(player, self.rng.getrandbits(63))
-        return state.clone(budget)
+        return determinise(state, player, self.rng, budget)
 
     def _mover(self, state: Any, root_player: int, at_root: bool) -> int:
         players = state.decision.players
