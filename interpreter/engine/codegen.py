@@ -180,6 +180,11 @@ def _in(m, x, y):
     return x in y
 
 
+def _in_flat(m, x, y):
+    """`in` a zone, a list of numbers, cards or players, or a bag: paid for by its length."""
+    return x in _paid_flat(m, y or ())
+
+
 def _ordered(m, x, y, cmp):
     """`<` and the like on values that may be lists: none refused, lists paid for."""
     if x is None or y is None:
@@ -436,9 +441,12 @@ class CodeGen:
             if op in ("==", "!="):
                 if _scalar(self.type_of(e.left)):
                     return f"({a} {op} {b})"
+                if _flat(self.type_of(e.left)):  # paid for by its length, then compared
+                    return f"(_paid_flat(m, {a}) {op} {b})"
                 return f"_eq(m, {a}, {b})" if op == "==" else f"(not _eq(m, {a}, {b}))"
             if op in ("in", "notin"):
-                return f"_in(m, {a}, {b})" if op == "in" else f"(not _in(m, {a}, {b}))"
+                test = "_in_flat" if _flat(self.type_of(e.right)) else "_in"
+                return f"{test}(m, {a}, {b})" if op == "in" else f"(not {test}(m, {a}, {b}))"
             if _scalar(self.type_of(e.left)):
                 # None on either side raises TypeError: the slow path reports it as the reference does
                 return f"({a} {op} {b})"
