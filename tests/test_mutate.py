@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -128,6 +129,17 @@ def test_the_command_lists_survivors_and_can_fail_under_a_rate(capsys):
     capsys.readouterr()
     assert main(["test", "--mutate", SCENARIOS]) == 1  # nothing to mutate
     assert "needs the rule files" in capsys.readouterr().err
+
+
+def test_the_report_escapes_control_characters(tmp_path, capsys):
+    """The report quotes paths and rules, which someone else may have named: an ESC in a folder's
+    name is shown as an escape, not sent to the terminal."""
+    folder = tmp_path / "odd\x1b]0;title\x07"
+    shutil.copytree(Path(RULES).parent, folder)
+    assert main(["test", "--mutate", str(folder / "game.rules"), str(folder / "scoring.scenario")]) == 0
+    out = capsys.readouterr().out
+    assert "SURVIVED" in out and "\x1b" not in out and "\x07" not in out
+    assert "odd\\x1b]0;title\\x07" in out
 
 
 def test_random_mutation_is_seeded():

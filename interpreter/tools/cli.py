@@ -423,9 +423,9 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     finally:
         for b in bar:
             b.close()
-    print(format_mutation_report(report, time.perf_counter() - start))
+    echo(format_mutation_report(report, time.perf_counter() - start))  # it quotes paths and rules
     if args.fail_under is not None and any(100 * report.kill_rate(f) < args.fail_under for f in files):
-        print(f"rulelang: a kill rate is under {args.fail_under:g}%", file=sys.stderr)
+        echo(f"rulelang: a kill rate is under {args.fail_under:g}%", file=sys.stderr)
         return 1
     return 0
 

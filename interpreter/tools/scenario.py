@@ -25,6 +25,8 @@ from typing import Any
 import attrs
 
 from rulelang.diagnostics import RuleError, RuleRuntimeError
+from rulelang.files import FileRefused, read_regular
+from rulelang.parser import MAX_FILE_BYTES
 
 from ..engine.api import Game, IllegalAction, State, load
 from ..engine.compiler import Scenario
@@ -119,9 +121,10 @@ def run_scenario(game: Game, index: int, path: str) -> ScenarioResult:
 
 
 def _source_line(path: str, line: int) -> str:
+    """A line of a scenario file to quote, read like any rule file (a regular file, capped)."""
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()[line - 1].strip()
-    except (OSError, IndexError, UnicodeDecodeError):
+        return read_regular(path, MAX_FILE_BYTES).splitlines()[line - 1].strip()
+    except (FileRefused, IndexError):
         return ""
 
 
