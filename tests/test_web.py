@@ -344,3 +344,30 @@ def test_serve_usage_errors(tmp_path):
     bad_log.write_text("{")
     result = run("--resume", str(bad_log))
     assert result.returncode == 1 and "not JSON" in result.stderr and "Traceback" not in result.stderr
+
+
+# ---- what the server prints -------------------------------------------------------------------
+
+
+FAILING_BOT_GAME = """game "Failing bot"
+players 2 to 2
+
+flow:
+    turn last(players):
+        choose x in [1, 2] by active_player
+        fail "rules \x1b]0;window title\x07 end"
+"""
+
+
+def test_a_stopped_computer_player_is_reported_with_control_characters_escaped(tmp_path, capfd):
+    """The server's own message on stderr quotes a rule's error, which the rule file wrote: its ESC
+    and BEL reach the terminal escaped."""
+    (tmp_path / "game.rules").write_text(FAILING_BOT_GAME, encoding="utf-8")
+    table = table_for(str(tmp_path), ["human", "random"])
+    with serving(make_app(table, bot_delay=0)) as client, \
+            client.websocket_connect(f"/ws/{table.token_of(0)}") as ws:
+        msg = receive(ws, lambda m: is_state(m) and "error" in m, limit=50)
+    assert "stopped" in msg["error"]
+    err = capfd.readouterr().err
+    assert "rulelang serve:" in err and "window title" in err
+    assert "\x1b" not in err and "\x07" not in err and "\\x1b]0;window title\\x07" in err

@@ -33,6 +33,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from rulelang.printable import printable
+
 from .session import Replay, Table, encode
 
 __all__ = ["MAX_MESSAGE", "Hub", "make_app"]
@@ -103,7 +105,7 @@ class Hub:
                     refused = f"{err}"
                 if refused:
                     self.bot_error = f"the {table.agents[seat]} agent of seat {seat + 1} stopped: {refused}"
-                    print(f"rulelang serve: {self.bot_error}", file=sys.stderr)
+                    print(printable(f"rulelang serve: {self.bot_error}"), file=sys.stderr)  # rules wrote part of it
                 await self.broadcast()
                 if refused:
                     return
