@@ -371,3 +371,18 @@ def test_a_stopped_computer_player_is_reported_with_control_characters_escaped(t
     err = capfd.readouterr().err
     assert "rulelang serve:" in err and "window title" in err
     assert "\x1b" not in err and "\x07" not in err and "\\x1b]0;window title\\x07" in err
+
+
+def test_serve_prints_a_game_name_with_control_characters_escaped(tmp_path):
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / "game.rules").write_text(FAILING_BOT_GAME.replace("Failing bot", "Evil\x1b]0;title\x07 bot"),
+                                     encoding="utf-8")
+    proc, lines = _serve([str(game), "--players", "2", "--agents", "human,human"], tmp_path)
+    try:
+        text = "".join(lines)
+        assert "Evil\\x1b]0;title\\x07 bot: 2 players" in text
+        assert "\x1b" not in text and "\x07" not in text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)

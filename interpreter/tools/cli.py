@@ -175,6 +175,10 @@ def echo(*parts: object, file: Any = None, **kwargs: Any) -> None:
     print(*(printable(p) for p in parts), file=file if file is not None else sys.stdout, **kwargs)
 
 
+def _players(n: int) -> str:
+    return f"{n} player{'s' if n != 1 else ''}"
+
+
 def _dump_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2)
     sys.stdout.write("\n")
@@ -246,7 +250,7 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
               for i, n in enumerate(names)]
     humans = [i for i, n in enumerate(names) if n == "human"]
     who = ", ".join(f"{seat_name(i)} {n}" for i, n in enumerate(names))
-    echo(f"{game.name}: {args.players} players ({who}), seed {seed}")
+    echo(f"{game.name}: {_players(args.players)} ({who}), seed {seed}")
     state = game.new_game(players=args.players, seed=seed)
     shown = 0
     try:
@@ -319,7 +323,7 @@ def cmd_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     base = server.base_url(sock)
     urls = []
     if replay is not None:
-        print(f"{replay.game.name}: replay of {args.replay}, {replay.steps} moves")
+        echo(f"{replay.game.name}: replay of {args.replay}, {replay.steps} moves")
         urls.append(("Replay", f"{base}/replay/{replay.token}"))
     else:
         assert table is not None
@@ -327,7 +331,7 @@ def cmd_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         state = table.state
         status = "game over" if state.is_over else f"{len(state.actions_taken)} moves played" \
             if state.actions_taken else "new game"
-        print(f"{table.game.name}: {state.num_players} players ({who}), seed {table.seed}, {status}")
+        echo(f"{table.game.name}: {_players(state.num_players)} ({who}), seed {table.seed}, {status}")
         humans = table.human_seats
         for seat in humans:
             urls.append((seat_name(seat), f"{base}/seat/{table.token_of(seat)}"))
@@ -336,10 +340,10 @@ def cmd_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if not humans:
             for seat in range(state.num_players):
                 urls.append((f"Watch as {seat_name(seat)}", f"{base}/seat/{table.token_of(seat)}"))
-        print(f"Save writes the game log to {table.save_path}"
-              + (" (also after every move)" if table.autosave else ""))
+        echo(f"Save writes the game log to {table.save_path}"
+             + (" (also after every move)" if table.autosave else ""))
     for label, url in urls:
-        print(f"  {label}: {url}")
+        echo(f"  {label}: {url}")
     print("Each URL is private to its seat. Ctrl-C stops the server.", flush=True)
     if args.open and urls:
         import webbrowser

@@ -295,7 +295,7 @@ def format_summary(summary: Summary) -> str:
     opts = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
                      for k, v in s.options.items()) or "defaults"
     lines = [
-        f"{s.game}: {s.games} game{'s' if s.games != 1 else ''}, {s.players} players, "
+        f"{s.game}: {s.games} game{'s' if s.games != 1 else ''}, {s.players} player{'s' if s.players != 1 else ''}, "
         f"seed {s.seed}, options: {opts}",
         f"agents: {', '.join(s.agents)}",
         f"finished: {s.completed}/{s.games} in {s.seconds:.2f}s",
