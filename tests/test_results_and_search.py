@@ -213,7 +213,9 @@ def test_no_agent_looks_at_the_real_deck():
     assert gold_first.information_state(0) == dud_first.information_state(0)
     for seed in range(6):  # a determinisation depends on what the seat knows and the seed, nothing else
         decks = [[game.card_name(c) for c in s.resample(0, seed).s.zones["deck"]] for s in (gold_first, dud_first)]
-        assert decks[0] == decks[1]
+        assert decks[0] == decks[1], (
+            "state.resample(player, seed) must depend only on what the player knows and the seed: "
+            "deal the unknown cards from their sorted set, not by permuting the real arrangement")
     for seed in range(6):
         for make in (GreedyAgent, functools.partial(MCTSAgent, iterations=20)):
             assert make(seed).choose(gold_first, 0).value == make(seed).choose(dud_first, 0).value
