@@ -191,7 +191,9 @@ def test_the_verdict_as_json_round_trips():
     result = compare(_coin(), _coin(P60), 2, budget=300)
     data = json.loads(json.dumps(result.to_dict()))
     assert data["verdict"] == verdict_lines(result)
-    assert format_verdict(result).splitlines()[0].startswith(f"Verdict after {result.pairs} paired games")
+    head = format_verdict(result).splitlines()[0]
+    assert head.startswith(f"Verdict after {result.pairs} paired games")
+    assert f"({result.games} games in all, random agents in every seat; " in head
 
 
 # --------------------------------------------------------------------------- slow

@@ -241,9 +241,12 @@ def verdict_lines(result: SequentialResult) -> list[str]:
 def format_verdict(result: SequentialResult) -> str:
     decided = [t.decided_at for _, t in result.tests if t.status in ("H0", "H1")]
     what = "paired games" if result.house else "games"
-    head = (f"Verdict after {result.pairs} {what} ({result.games} games in all, {', '.join(result.agents)} "
-            f"agents{', rotated' if len(set(result.agents)) > 1 else ''}; SPRT, false positives <= 5 %, "
-            f"power >= 95 %; {result.backend}):")
+    if len(set(result.agents)) == 1:
+        seats = f"{result.agents[0]} agents in every seat"
+    else:
+        seats = f"agents {', '.join(result.agents)} by seat, rotated"
+    head = (f"Verdict after {result.pairs} {what} ({result.games} games in all, {seats}; SPRT, false positives "
+            f"<= 5 %, power >= 95 %; {result.backend}):")
     if not decided and result.tests:
         head += " nothing decided within the budget."
     return "\n".join([head] + [f"  - {line}" for line in verdict_lines(result)])
