@@ -386,3 +386,37 @@ def test_serve_prints_a_game_name_with_control_characters_escaped(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=20)
+
+
+def test_serve_resume_and_replay_from_the_command_line(tmp_path):
+    path = GAMES["off_plan"]
+    save = tmp_path / "saved.json"
+    table = table_for(path, ["human", "greedy"], seed=4, save_path=str(save))
+    for _ in range(3):
+        seat = table.waiting()[0]
+        if seat == 0:
+            assert table.act(0, table.ticket(0), 0) is None
+        else:
+            assert table.play_bot(1, table.bot_choice(1)) is None
+    table.save()
+    moves = len(table.state.actions_taken)
+    proc, lines = _serve([path, "--resume", str(save)], tmp_path)
+    try:
+        text = "".join(lines)
+        assert f"{moves} moves played" in text and "Player 2 greedy" in text  # the seats from the log
+        assert f"Save writes the game log to {save}" in text
+        assert [line.split(":")[0].strip() for line in lines if line.startswith("  ")] == ["Player 1"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    assert proc.returncode == 0
+    proc, lines = _serve([path, "--replay", str(save)], tmp_path)
+    try:
+        url = next(line.split(": ", 1)[1].strip() for line in lines if line.startswith("  Replay"))
+        token = url.rsplit("/", 1)[1]
+        step = httpx.get(url.replace("/replay/", "/api/replay/"), params={"step": 2, "seat": 0}).json()
+        assert step["steps"] == moves and step["step"] == 2 and token
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    assert proc.returncode == 0

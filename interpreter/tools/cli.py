@@ -275,6 +275,15 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _known_agent(name: Any) -> bool:
+    """Whether a name read from a log names an agent (a log is untrusted: anything else is ignored)."""
+    try:
+        parse_agent_spec(name)
+    except (ValueError, AttributeError, TypeError):
+        return False
+    return True
+
+
 def _serve_table(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
     """The game to serve: a new one, or one resumed from a game log (``--resume``)."""
     from ..web.session import Table, restore_from_log
@@ -284,7 +293,7 @@ def _serve_table(args: argparse.Namespace, parser: argparse.ArgumentParser) -> A
         state = states[-1]
         logged = log.get("agents")
         default = logged if isinstance(logged, list) and len(logged) == state.num_players and all(
-            n in AGENT_NAMES for n in logged) else ["human"] * state.num_players
+            _known_agent(n) for n in logged) else ["human"] * state.num_players
         names = _seat_agents(args.agents, state.num_players, default, parser)
         return Table.start(game, state, names, path, log["seed"], args.save_log or args.resume,
                            autosave=bool(args.save_log))
