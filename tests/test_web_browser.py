@@ -144,17 +144,24 @@ def test_welcome_to_three_seats_choose_at_once(browser):
 
 def test_first_screens_and_card_text(browser):
     for name in ("off_plan", "plunderbund"):
-        table = new_table(GAMES[name], ["human", "human", "greedy"], seed=2)
+        table = new_table(GAMES[name], ["human", "human", "human"], seed=2)
         with Running(server.make_app(table, bot_delay=0)) as running:
-            page = open_seat(browser, running, table, 0)
+            page = open_seat(browser, running, table, table.waiting()[0])
             assert page.locator("#board .item").count() > 3
+            assert page.locator("#actions button.action").count() == len(table.state.legal_actions(table.waiting()[0]))
             shot(page, name)
             with_text = page.locator(".card.has-text").first
-            if with_text.count():
+            if with_text.count():  # a card's text shows on hover
                 with_text.hover()
                 assert with_text.locator(".card-text").is_visible()
                 text = with_text.locator(".card-text").text_content()
                 assert text and text == with_text.get_attribute("title")
+            if name == "off_plan":  # choosing a character: each one's text is a tap away
+                info = page.locator("#actions .card-info").first
+                assert page.locator("#actions .action-text").first.is_hidden()
+                info.click()
+                assert "Mission" in page.locator("#actions .action-text").first.text_content()
+                assert page.locator("#actions .action-text").first.is_visible()
             assert not page.errors
 
 
@@ -228,11 +235,12 @@ def test_two_people_play_a_whole_game_in_two_windows(browser, name):
                 time.sleep(0.02)
                 continue
             seat = deciding[0]
-            before = len(table.state.actions_taken)
+            before = table.version  # every applied action moves it on (simultaneous ones too)
             pages[seat].locator("#actions button.action:not([disabled])").last.click()
             deadline = time.monotonic() + TIMEOUT / 1000
-            while len(table.state.actions_taken) == before and time.monotonic() < deadline:
+            while table.version == before and time.monotonic() < deadline:
                 time.sleep(0.01)
+            assert table.version > before
         assert table.state.is_over
         for page in pages:
             expect(page.locator("#status")).to_have_text("Game over", timeout=TIMEOUT)

@@ -351,14 +351,14 @@ def cmd_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 urls.append((f"Watch as {seat_name(seat)}", f"{base}/seat/{table.token_of(seat)}"))
         echo(f"Save writes the game log to {table.save_path}"
              + (" (also after every move)" if table.autosave else ""))
-    for label, url in urls:
-        echo(f"  {label}: {url}")
-    print("Each URL is private to its seat. Ctrl-C stops the server.", flush=True)
-    if args.open and urls:
-        import webbrowser
-
-        webbrowser.open(urls[0][1])
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server is stopped: not an error
+        for label, url in urls:
+            echo(f"  {label}: {url}")
+        print("Each URL is private to its seat. Ctrl-C stops the server.", flush=True)
+        if args.open and urls:
+            import webbrowser
+
+            webbrowser.open(urls[0][1])
         server.run(app, sock)
     if table is not None and table.autosave and table.save_path:
         table.save()

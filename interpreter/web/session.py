@@ -12,6 +12,7 @@ count of decisions, so it learns nothing about how often the others chose).
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from typing import Any
 
@@ -83,6 +84,28 @@ def board_of(state: State, seat: int) -> dict:
                                                          "active_player", "modifiers") if k in view}}
 
 
+def card_texts(game: Game) -> tuple[re.Pattern | None, dict[str, str]]:
+    """A pattern finding card names in action labels (longest first, whole words), and each
+    named card's text (its rules text, else its face line when that says more than its name)."""
+    names = game.compiled.card_names
+    info: dict[str, str] = {}
+    for card, name in enumerate(names):
+        text = game.card_text(card) or (game.card_face(card) if game.card_face(card) != name else "")
+        if text and name not in info:
+            info[name] = text
+    if not info:
+        return None, info
+    alternatives = "|".join(re.escape(n) for n in sorted(info, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"), info
+
+
+def action_text(texts: tuple[re.Pattern | None, dict[str, str]], label: str) -> str | None:
+    """The text of the card an action's label names, if it names one."""
+    pattern, info = texts
+    found = pattern.search(label) if pattern is not None else None
+    return info[found.group(0)] if found else None
+
+
 @attrs.define
 class Ticket:
     """A seat's count of the decisions it has been offered, and the engine decision it stands for."""
@@ -108,6 +131,7 @@ class Table:
     seen: dict[int, int] = attrs.Factory(dict)  # seat -> its log length when it last decided
     tickets: dict[int, Ticket] = attrs.Factory(dict)
     version: int = 0  # bumped by every change, so the server knows to send again
+    texts: Any = None  # card names in labels -> card text (see card_texts), built once
 
     @classmethod
     def start(cls, game: Game, state: State, agents: list[str], game_path: str, seed: int,
@@ -115,6 +139,7 @@ class Table:
         if len(agents) != state.num_players:
             raise ValueError(f"{len(agents)} agents given for {state.num_players} players")
         table = cls(game, state, list(agents), game_path, seed, save_path, autosave)
+        table.texts = card_texts(game)
         for seat, name in enumerate(agents):
             # Every seat has a page; a computer seat's page only watches (its URL is printed when
             # nobody plays, to watch the computer players from one side).
@@ -172,7 +197,8 @@ class Table:
             decision = {"waiting": [{"seat": p, "name": seat_name(p), "agent": self.agents[p]} for p in waiting],
                         "simultaneous": d.simultaneous, "yours": bool(actions), "ticket": ticket,
                         "prompt": (state.view(seat).get("decision") or {}).get("prompt") or d.prompt,
-                        "actions": [{"index": i, "label": a.label} for i, a in enumerate(actions)]}
+                        "actions": [{"index": i, "label": a.label, "text": action_text(self.texts, a.label)}
+                                    for i, a in enumerate(actions)]}
         log = seat_log(state, seat)
         since = min(self.seen.get(seat, 0), len(log))
         start = max(0, len(log) - MAX_LOG_LINES)

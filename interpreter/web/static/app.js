@@ -192,6 +192,25 @@ function zoneTitle(key, zone, you) {
   return zone.owner === you ? `your ${base}` : `Player ${zone.owner + 1} ${base}`;
 }
 
+function tokenText(held) {
+  return Object.entries(held).map(([token, amount]) => {
+    if (amount !== null && typeof amount === "object") {
+      const sides = Object.entries(amount).filter(([, n]) => n);
+      const total = sides.reduce((sum, [, n]) => sum + n, 0);
+      return sides.length === 1 ? `${token} ${total}` : `${token} ${total} (${sides.map(([s, n]) => `${s} ${n}`).join(", ")})`;
+    }
+    return `${token} ${amount}`;
+  }).join(", ");
+}
+
+function valueText(value) {
+  if (value === null || value === undefined) return "none";
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return `[${value.map(valueText).join(", ")}]`;
+  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${k}: ${valueText(v)}`).join(", ");
+  return String(value);
+}
+
 // A game without a `table:` section: its zones, tokens and values as the engine's view gives them.
 function renderView(parent, view, you) {
   const zones = el("section", "item section");
@@ -214,13 +233,13 @@ function renderView(parent, view, you) {
   for (const [holder, held] of Object.entries(view.tokens || {})) {
     const node = el("div", "item counter");
     node.appendChild(el("div", "label", holder));
-    node.appendChild(el("div", "value", JSON.stringify(held)));
+    node.appendChild(el("div", "value", tokenText(held)));
     values.appendChild(node);
   }
   for (const [name, value] of Object.entries(view.vars || {})) {
     const node = el("div", "item counter");
     node.appendChild(el("div", "label", name.replaceAll("_", " ")));
-    node.appendChild(el("div", "value", typeof value === "object" ? JSON.stringify(value) : String(value)));
+    node.appendChild(el("div", "value", valueText(value)));
     values.appendChild(node);
   }
   parent.appendChild(values);
@@ -283,13 +302,27 @@ function renderPlay(msg, send) {
   $("decision").className = d && d.yours ? "yours" : "";
   if (d && d.yours) {
     for (const a of d.actions) {
+      const line = el("div", "action-line");
       const b = el("button", "action", a.label);
       b.type = "button";
       b.addEventListener("click", () => {
-        for (const other of actions.querySelectorAll("button")) other.disabled = true;
+        for (const other of actions.querySelectorAll("button.action")) other.disabled = true;
         send({type: "act", ticket: d.ticket, index: a.index});
       });
-      actions.appendChild(b);
+      line.appendChild(b);
+      if (a.text) {  // the card the action names: its text on hover, or a tap on the i
+        b.title = a.text;
+        const more = el("button", "card-info", "i");
+        more.type = "button";
+        more.title = a.text;
+        more.setAttribute("aria-label", "card text");
+        const text = el("div", "action-text", a.text);
+        text.hidden = true;
+        more.addEventListener("click", () => { text.hidden = !text.hidden; });
+        line.appendChild(more);
+        line.appendChild(text);
+      }
+      actions.appendChild(line);
     }
   }
   renderResult(msg.result);
