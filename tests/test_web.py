@@ -189,6 +189,21 @@ def test_while_choosing_at_once_nobody_sees_the_others_choices():
     assert checked >= 1
 
 
+def test_a_seat_is_not_even_told_when_another_chooses_in_secret():
+    table = table_for(GAMES["welcome_to"], ["human", "human", "human"], seed=5)
+    app = make_app(table)
+    hub = app.state.hub
+    with serving(app) as client, client.websocket_connect(f"/ws/{table.token_of(0)}") as ws0, \
+            client.websocket_connect(f"/ws/{table.token_of(1)}") as ws1:
+        first = receive(ws1, is_state)
+        d = receive(ws0, is_state)["decision"]
+        ws0.send_text(json.dumps({"type": "act", "ticket": d["ticket"], "index": 0}))
+        receive(ws0, lambda m: is_state(m) and m["decision"]["ticket"] > d["ticket"])  # the street next
+        assert 0 in table.waiting() and hub.sent[1] == 1  # Player 2 was sent nothing new
+        ws1.send_text(json.dumps({"type": "refresh"}))
+        assert receive(ws1, is_state) == first
+
+
 # ---- playing whole games through the sockets -------------------------------------------------------
 
 

@@ -63,20 +63,30 @@ class Hub:
         self.lock = asyncio.Lock()
         self.bot_task: asyncio.Task | None = None
         self.bot_error: str | None = None
+        self.last_sent: dict[WebSocket, str] = {}  # what each socket was last sent
+        self.sent: dict[int, int] = {}  # pages sent to each seat (the tests count them)
 
     async def send(self, ws: WebSocket, message: dict) -> None:
         with contextlib.suppress(Exception):  # a page closed meanwhile: its socket is dropped on exit
             await ws.send_text(encode(message))
 
-    async def send_state(self, seat: int) -> None:
+    async def send_state(self, seat: int, again: bool = False) -> None:
+        """Send the seat's page to its sockets, unless it is what they were last sent (``again``:
+        send it anyway). A seat is not even told *that* something changed that it cannot see: the
+        moment of a message would give away when another seat chose in secret."""
         assert self.table is not None
         sockets = list(self.sockets.get(seat, ()))
         if sockets:
             message = self.table.message(seat)
             if self.bot_error:
                 message["error"] = self.bot_error
+            text = encode(message)
             for ws in sockets:
-                await self.send(ws, message)
+                if again or self.last_sent.get(ws) != text:
+                    self.last_sent[ws] = text
+                    self.sent[seat] = self.sent.get(seat, 0) + 1
+                    with contextlib.suppress(Exception):  # a page closed meanwhile
+                        await ws.send_text(text)
 
     async def broadcast(self) -> None:
         for seat in list(self.sockets):
@@ -127,7 +137,7 @@ class Hub:
                 refused = table.act(seat, msg.get("ticket"), msg.get("index"))
                 if refused:
                     await self.send(ws, {"type": "refused", "message": refused})
-                    await self.send_state(seat)
+                    await self.send_state(seat, again=True)
                 else:
                     await self.broadcast()
             self.kick_bots()
@@ -139,7 +149,7 @@ class Hub:
                 except (OSError, ValueError) as err:
                     await self.send(ws, {"type": "refused", "message": f"the game could not be saved: {err}"})
         elif kind == "refresh":
-            await self.send_state(seat)
+            await self.send_state(seat, again=True)
         else:
             await self.send(ws, {"type": "refused", "message": "unknown message: send act, save or refresh"})
 
@@ -161,6 +171,7 @@ class Hub:
                 await self.handle(ws, seat, event.get("text"))
         finally:
             self.sockets.get(seat, set()).discard(ws)
+            self.last_sent.pop(ws, None)
 
 
 def _page(ok: bool) -> Response:

@@ -307,6 +307,7 @@ function renderPlay(msg, send) {
       b.type = "button";
       b.addEventListener("click", () => {
         for (const other of actions.querySelectorAll("button.action")) other.disabled = true;
+        showMessage("");
         send({type: "act", ticket: d.ticket, index: a.index});
       });
       line.appendChild(b);
@@ -344,7 +345,7 @@ function connect(token, onMessage) {
 }
 
 function onOther(msg) {
-  if (msg.type === "refused") showMessage(msg.message, "refused");
+  if (msg.type === "refused") showMessage(msg.message, "refused");  // the page is sent again after it
   else if (msg.type === "saved") showMessage(`Saved to ${msg.path}; resume with rulelang serve --resume ${msg.path}`, "saved");
 }
 
