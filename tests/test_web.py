@@ -204,6 +204,17 @@ def test_a_seat_is_not_even_told_when_another_chooses_in_secret():
         assert receive(ws1, is_state) == first
 
 
+def test_a_seat_done_choosing_learns_nothing_of_the_others_choices_so_far():
+    table = table_for(GAMES["welcome_to"], ["human", "human"], seed=5)
+    while 1 in table.waiting():  # Player 2 finishes its part of the turn first
+        assert table.act(1, table.ticket(1), 0) is None
+    assert table.waiting() == [0]
+    seen = _raw_messages(table, [1])[1]
+    assert table.act(0, table.ticket(0), 0) is None  # Player 1 picks a combination: the street next
+    assert table.waiting() == [0]
+    assert _raw_messages(table, [1])[1] == seen
+
+
 # ---- playing whole games through the sockets -------------------------------------------------------
 
 

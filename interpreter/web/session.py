@@ -196,7 +196,8 @@ class Table:
         if d is not None:
             decision = {"waiting": [{"seat": p, "name": seat_name(p), "agent": self.agents[p]} for p in waiting],
                         "simultaneous": d.simultaneous, "yours": bool(actions), "ticket": ticket,
-                        "prompt": (state.view(seat).get("decision") or {}).get("prompt") or d.prompt,
+                        # only the seat's own prompt: another's would tell what it chose so far
+                        "prompt": (state.view(seat).get("decision") or {}).get("prompt") if actions else None,
                         "actions": [{"index": i, "label": a.label, "text": action_text(self.texts, a.label)}
                                     for i, a in enumerate(actions)]}
         log = seat_log(state, seat)
