@@ -99,7 +99,7 @@ def card_texts(game: Game) -> tuple[re.Pattern | None, dict[str, str]]:
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"), info
 
 
-def action_text(texts: tuple[re.Pattern | None, dict[str, str]], label: str) -> str | None:
+def label_card_text(texts: tuple[re.Pattern | None, dict[str, str]], label: str) -> str | None:
     """The text of the card an action's label names, if it names one."""
     pattern, info = texts
     found = pattern.search(label) if pattern is not None else None
@@ -198,7 +198,7 @@ class Table:
                         "simultaneous": d.simultaneous, "yours": bool(actions), "ticket": ticket,
                         # only the seat's own prompt: another's would tell what it chose so far
                         "prompt": (state.view(seat).get("decision") or {}).get("prompt") if actions else None,
-                        "actions": [{"index": i, "label": a.label, "text": action_text(self.texts, a.label)}
+                        "actions": [{"index": i, "label": a.label, "text": label_card_text(self.texts, a.label)}
                                     for i, a in enumerate(actions)]}
         log = seat_log(state, seat)
         since = min(self.seen.get(seat, 0), len(log))
