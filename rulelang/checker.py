@@ -24,7 +24,7 @@ BUILTIN_EVENTS = {
     "round_start": (),
     "round_end": (),
 }
-SIMPLE_TYPES = {"int", "bool", "text", "player", "card"}
+SIMPLE_TYPES = {"int", "bool", "text", "player", "card", "spot", "facing"}
 # How deep expressions may nest, counting through the defines and consts they name: the
 # checker, the compiler and the running game all follow that nesting on Python's stack.
 MAX_EXPR_DEPTH = 100
@@ -76,7 +76,8 @@ class Program:
     nodes_kept: list = attrs.Factory(list)  # keeps checked nodes alive so ids stay valid
 
 
-_REGISTRY_TYPES = {"players": "list:player", "cards": "list:card", "ints": "list:int", "list": "list:any"}
+_REGISTRY_TYPES = {"players": "list:player", "cards": "list:card", "ints": "list:int", "list": "list:any",
+                   "spots": "list:spot"}
 
 
 def norm_type(t: str) -> str:
@@ -131,6 +132,7 @@ class _Checker:
         self.p = Program()
         self.score_files: dict[str, str] = {}
         self.globals: dict[str, tuple[str, object]] = {}
+        self.side_enums: set[str] = set()  # enums whose members are the sides of a token (`sides of E`)
         self.define_types: dict[str, str] = {}
         self._define_busy: set[str] = set()
         self._const_busy: set[str] = set()
@@ -346,7 +348,9 @@ class _Checker:
                     g[name] = (cat, decl)
         for t in self.p.tokens.values():
             for pname, vals, ppos in t.props:
-                if pname == "sides":
+                if pname == "sides" and len(vals) == 2 and vals[0] == "of":
+                    self.side_enums.add(str(vals[1]))  # its sides are the members: names already
+                elif pname == "sides":
                     for side in vals:
                         if side in g and g[side][0] != "side":
                             self.err("E200", f"side `{side}` clashes with a {g[side][0]}", ppos)
@@ -605,7 +609,7 @@ class _Checker:
                     self.err("E201", f"`refill` needs {which}; `{value}` is not one", ppos,
                              did_you_mean(str(value), [k for k, v in self.p.zones.items()
                                                        if bool(v.per) == bool(z.per)]))
-            elif name in registry.ZONE_VISIBILITY and value is not None:
+            elif name in (*registry.ZONE_VISIBILITY, "grid") and value is not None:
                 self.err("E209", f"`{name}` takes no value", ppos)
 
     def check_token(self, t: n.TokenDecl) -> None:
@@ -615,8 +619,12 @@ class _Checker:
                          did_you_mean(name, registry.TOKEN_PROPERTIES))
             elif name == "supply" and (len(values) != 1 or not isinstance(values[0], int)):
                 self.err("E308", "`supply` needs one number", ppos)
+            elif name == "sides" and len(values) == 2 and values[0] == "of":
+                if values[1] not in self.p.enums:
+                    self.err("E204", f"`sides of {values[1]}`: `{values[1]}` is not an enum", ppos,
+                             did_you_mean(str(values[1]), self.p.enums))
             elif name == "sides" and (len(values) < 2 or not all(isinstance(v, str) for v in values)):
-                self.err("E209", "`sides` names two or more sides", ppos)
+                self.err("E209", "`sides` names two or more sides, or `of ENUM`", ppos)
 
     def check_trigger(self, t: n.TriggerDecl) -> None:
         if t.event in BUILTIN_EVENTS:
@@ -925,7 +933,7 @@ class _Checker:
                     self.p.resolved[id(value)] = ("bind", value.id)
                 continue
             if prm.type == "side":
-                self.check_side(value)
+                self.check_side(value, scope)
                 continue
             self.expect(value, scope, prm.type)
         for word, prm in by_clause.items():
@@ -969,7 +977,16 @@ class _Checker:
         elif e.op in ("==", "!=") and is_card_name(e.right):
             self.check_card_name(e.left, removed_ok=True)
 
-    def check_side(self, value) -> None:
+    def check_side(self, value, scope: dict | None = None) -> None:
+        """A token side: a side's name, or, for a token with `sides of E`, any expression of enum E
+        (`gain 1 person to b side s`)."""
+        if self.side_enums and not (isinstance(value, n.Name) and self.globals.get(value.id, ("",))[0] == "side"):
+            t = self.expr(value, dict(scope or {}))
+            if t.startswith("enum:") and t[5:] in self.side_enums or t in ("any", "none"):
+                return
+            self.err("E201", f"expected a token side: a side's name or a member of "
+                             f"{', '.join(sorted(self.side_enums))}; this is a {t}", value.pos)
+            return
         if not isinstance(value, n.Name) or self.globals.get(value.id, ("",))[0] != "side":
             sides = [k for k, v in self.globals.items() if v[0] == "side"]
             self.err("E201", "expected the name of a token side", value.pos,
@@ -1292,7 +1309,7 @@ class _Checker:
                     self.p.nodes_kept.append(a)
                 arg_types.append("kind")
             elif prm.type == "side":
-                self.check_side(a)
+                self.check_side(a, scope)
                 arg_types.append("side")
             elif prm.type == "modifier":
                 if not (isinstance(a, n.Name) and a.id in self.p.modifiers):

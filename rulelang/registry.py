@@ -10,7 +10,8 @@ implementation per entry; a test checks that none is missing.
 Types are short strings understood by the checker:
   int, bool, text, player, card, zone, holder (a player, card, enum member or
   ``supply``), token, side, modifier, position, list, cards (a list of cards),
-  players (a list of players), ints (a list of ints), bag, any.
+  players (a list of players), ints (a list of ints), bag, any, facing (north, east,
+  south or west), spot (a cell of a grid zone and a facing), spots (a list of spots).
 """
 
 from __future__ import annotations
@@ -105,6 +106,14 @@ EFFECTS: tuple[Builtin, ...] = (
         P("holder", "holder", "whose tokens", clause="from"),
         P("side", "side", "the side they show afterwards", clause="to"),
     ),
+    _effect(
+        "place",
+        "Lay a card on a cell of a grid zone, facing one way: `place c onto city at s` where s is a "
+        "spot (from `open_spots`, `spot_at` or `spot`). A card laid on an occupied cell goes on top.",
+        P("card", "card", "the card laid"),
+        P("zone", "zone", "a zone declared with `grid`", clause="onto"),
+        P("spot", "spot", "the cell and facing", clause="at"),
+    ),
 )
 
 FUNCTIONS: tuple[Builtin, ...] = (
@@ -170,6 +179,48 @@ FUNCTIONS: tuple[Builtin, ...] = (
     _function("owner", "player", "The player whose per-player zone holds a card, or none.",
               P("card", "card", "a card")),
     _function("zone_name", "text", "The name of the zone a card is in.", P("card", "card", "a card")),
+    # grids: zones declared with `grid` hold cards on square cells, each facing one of four ways
+    _function("open_spots", "spots",
+              "Every empty cell next to (north, east, south or west of) a card of a grid zone, once "
+              "for each facing, by row, column and facing; an empty grid offers row 0, column 0.",
+              P("zone", "zone", "a grid zone")),
+    _function("spot_at", "spot", "The spot at a row and column with a facing (row numbers grow southward, "
+              "columns eastward).",
+              P("row", "int", "the row"), P("column", "int", "the column"), P("facing", "facing", "the facing")),
+    _function("spot", "spot", "The spot of a card laid on a grid (its cell and facing), or none.",
+              P("card", "card", "a card")),
+    _function("row", "int", "The row of a spot, or of a card laid on a grid.", P("where", "any", "a spot or card")),
+    _function("column", "int", "The column of a spot, or of a card laid on a grid.",
+              P("where", "any", "a spot or card")),
+    _function("facing", "facing", "The facing of a spot, or of a card laid on a grid.",
+              P("where", "any", "a spot or card")),
+    _function("step", "spot", "The spot one cell from a spot toward a facing (keeping the spot's own facing).",
+              P("spot", "spot", "a spot"), P("toward", "facing", "which way")),
+    _function("rotated", "facing", "A facing turned clockwise by a number of quarter turns (2: the opposite).",
+              P("facing", "facing", "a facing"), P("turns", "int", "quarter turns, clockwise")),
+    _function("card_at", "card", "The top card on a cell of a grid zone, or none.",
+              P("zone", "zone", "a grid zone"), P("row", "int", "the row"), P("column", "int", "the column")),
+    _function("cards_at", "cards", "Every card on a cell of a grid zone, bottom first (cards may be stacked).",
+              P("zone", "zone", "a grid zone"), P("row", "int", "the row"), P("column", "int", "the column")),
+    _function("beside", "cards", "The top cards of the four cells next to a laid card (north, east, south, west).",
+              P("card", "card", "a laid card")),
+    _function("neighbours", "cards", "The top cards of the eight cells around a laid card, by row and column.",
+              P("card", "card", "a laid card")),
+    _function("line", "cards",
+              "The unbroken run of top cards through a laid card, side by side across its facing "
+              "(a card facing north or south: along its row), that face the same way as it; "
+              "westmost or northmost first.",
+              P("card", "card", "a laid card")),
+    _function("ends", "cards",
+              "The top cards on the cells just past both ends of a card's `line` (none, one or two).",
+              P("card", "card", "a laid card")),
+    _function("line_at", "cards",
+              "The cards a card laid at a spot would join in its `line` (the spot itself left out), "
+              "westmost or northmost first.",
+              P("zone", "zone", "a grid zone"), P("spot", "spot", "where the card would go")),
+    _function("faces", "bool", "Whether a laid card faces another: the other is on the next cell toward "
+              "its facing.",
+              P("a", "card", "the card that faces"), P("b", "card", "the card faced")),
     # players
     _function("players_from", "players", "All players in turn order, starting with one.",
               P("player", "player", "the first player")),
@@ -206,6 +257,11 @@ NAMES: tuple[Builtin, ...] = (
     _name("box", "zone", "Where every card starts, and where removed cards go."),
     _name("top", "position", "The first place of a zone."),
     _name("bottom", "position", "The last place of a zone."),
+    _name("north", "facing", "A facing on a grid: toward row - 1."),
+    _name("east", "facing", "A facing on a grid: toward column + 1."),
+    _name("south", "facing", "A facing on a grid: toward row + 1."),
+    _name("west", "facing", "A facing on a grid: toward column - 1."),
+    _name("facings", "list:facing", "The four facings, clockwise from north."),
 )
 
 # Words with a fixed meaning in declarations, checked by the checker.
@@ -216,12 +272,13 @@ ZONE_PROPERTIES = {
     "hidden": "nobody sees the cards; everyone sees how many",
     "slots": "the most cards the zone holds (a market row)",
     "refill": "the zone shuffled into this one when a draw finds it empty",
+    "grid": "cards are laid on square cells, each facing north, east, south or west (see `place`)",
 }
 TOKEN_PROPERTIES = {
     "supply": "how many tokens exist; all start in the supply",
-    "sides": "the names of the token's sides; the first is the usual side",
+    "sides": "the names of the token's sides, or `of ENUM` for one side per member; the first is the usual side",
 }
-TYPE_NAMES = ("int", "bool", "text", "player", "card")
+TYPE_NAMES = ("int", "bool", "text", "player", "card", "spot", "facing")
 DURATIONS = ("turn", "round", "game")
 ONCE_PER = ("turn", "round", "game")
 PER_WHAT = ("player",)

@@ -28,7 +28,7 @@ from rulelang.parser import load_sources
 from .budget import Budget, log_line
 from .cache import load_parsed, store_parsed
 from .compiler import CompiledGame, compile_program
-from .runtime import RULE_FAULTS, Machine, python_error
+from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, python_error
 from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
 from .undo import Undo
@@ -390,6 +390,14 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: 
                 return f"card {c} is in {key} but recorded in {s.where[c]}"
     if any(x != 1 for x in seen):
         return "a card is in no zone or in two zones"
+    laid = {str(c) for key, cards in s.zones.items() if key.split("#")[0] in g.zone_grids for c in cards}
+    if set(s.cells) != laid:
+        return "the cells of laid cards do not match the grid zones"
+    for cell in s.cells.values():
+        if (not isinstance(cell, list) or len(cell) != 3 or type(cell[0]) is not int or type(cell[1]) is not int
+                or cell[2] not in ("north", "east", "south", "west")
+                or abs(cell[0]) > MAX_COORDINATE or abs(cell[1]) > MAX_COORDINATE):
+            return f"a malformed cell {cell!r}"[:200]
     for key, count in s.tokens.items():
         if not isinstance(count, int) or count < 0:
             return f"token count {key} = {count!r}"
@@ -825,6 +833,8 @@ class State:
                     "count": shown[owner]["zones"].get(key, 0) if owner in secret else len(cards),
                     "cards": [self._card_text(m, c) for c in cards] if visible else None,
                 }
+                if visible and name in g.zone_grids:  # where each card lies: [row, column, facing]
+                    zones[key]["cells"] = [list(s.cells[str(c)]) for c in cards]
         tokens: dict[str, dict] = {}
         token_counts = {k: v for k, v in s.tokens.items() if not any(k.startswith(f"p{p}|") for p in secret)}
         for p in secret:

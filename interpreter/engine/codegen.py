@@ -39,10 +39,10 @@ if TYPE_CHECKING:
 Fn = Callable[[Any, dict], Any]
 
 # Types whose values are always hashable (ints, strings, None): a define over them can be memoised.
-_HASHABLE = {"int", "bool", "text", "card", "player", "kind", "side", "none"}
+_HASHABLE = {"int", "bool", "text", "card", "player", "kind", "side", "none", "facing"}
 # Types whose values never are: memoising a define over them would only raise and catch.
 _UNHASHABLE_PREFIXES = ("list:", "bag:", "enum_list:")
-_UNHASHABLE = {"map", "zone"}
+_UNHASHABLE = {"map", "zone", "spot"}
 
 
 def _hashable(t: str) -> bool | None:
@@ -372,6 +372,10 @@ class CodeGen:
             if t == "zone" or any(self.type_of(a) == "list:zone" for a in e.args):
                 return True
             cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            if cat == "builtin":  # a grid built-in takes a zone as its key: generated for a plain name
+                b = registry.BY_NAME[name]
+                return any(prm.type == "zone" and not self.simple_zone(a)
+                           for a, prm in zip(e.args, b.params, strict=False))
             if cat == "define":  # a zone handed to a define's zone parameter goes as its key
                 params = self.p.defines[name].params or ()
                 return any(prm.type.form == "name" and prm.type.name == "zone" and self.type_of(a) == "zone"
@@ -546,7 +550,10 @@ class CodeGen:
         args = []
         for i, a in enumerate(e.args):
             prm = b.params[min(i, len(b.params) - 1)]
-            args.append(self.holder(a, scope) if prm.type == "holder" else self.expr(a, scope))
+            if prm.type == "zone":
+                args.append(self.zone_key(a, scope))
+            else:
+                args.append(self.holder(a, scope) if prm.type == "holder" else self.expr(a, scope))
         zone = ", _paid_flat" if len(args) == 1 and _flat(self.type_of(e.args[0])) else ""
         if len(args) == 1 and name in _FUSED_1:
             return f"{_FUSED_1[name]}(m, {args[0]}{zone})"

@@ -120,6 +120,7 @@ class CompiledGame:
     card_faces: list = attrs.Factory(list)  # per card: its face line, drawn from `face:`
     var_types: dict = attrs.Factory(dict)  # var name -> checker type ("int", "player", "enum:color")
     member_enum: dict = attrs.Factory(dict)  # enum member -> its enum
+    zone_grids: frozenset = frozenset()  # zones declared `grid`: their cards lie on cells
     layout: Any = None  # the game's `table:` section, compiled (interpreter.engine.table), or None
     backend: str = "reference"
     generated: Any = None  # the CodeGen of the codegen backend (its source, slow-path count)
@@ -402,6 +403,8 @@ class _Compiler:
                 return lambda m, L: m.s.turn
             if name == "box":
                 return lambda m, L: m.s.zones["box"]
+            if name == "facings":
+                return lambda m, L: ["north", "east", "south", "west"]
             return lambda m, L: name  # supply, top, bottom
         if cat == "enum":
             members = list(self.p.enums[name])
@@ -646,6 +649,8 @@ class _Compiler:
             prm = b.params[min(i, len(b.params) - 1)]
             if prm.type == "holder":
                 args.append(self.holder(a))
+            elif prm.type == "zone":  # a grid zone is handed over as itself (its key)
+                args.append(self.zone_key(a))
             elif self.type_of(a) == "list:zone" and name not in _KEEPS_ZONES:
                 args.append(_cards_of_zones(self.expr(a)))
             else:
@@ -943,8 +948,10 @@ class _Compiler:
             prm = by_clause[word]
             if prm.type == "binding":
                 binding = value.id
-            elif prm.type == "side":
+            elif prm.type == "side" and self.p.resolved.get(id(value), ("",))[0] == "side":
                 consts[prm.name] = value.id
+            elif prm.type == "side":  # a member of the enum a token's sides are made of, worked out
+                kw[prm.name] = self.expr(value)
             else:
                 kw[prm.name] = self.param(value, prm)
         items = list(kw.items())
@@ -1449,6 +1456,7 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
                 kinds.append(table.kind)
                 attrs_list.append(values)
     zone_decls, slots, refill = {}, {}, {}
+    grids: set[str] = set()
     for z in p.zones.values():
         vis = next((name for name, _, _ in z.props if name in registry.ZONE_VISIBILITY), "public")
         # A zone per member of an enum is that many zones, `discard[red]`, `discard[blue]`, ...
@@ -1460,10 +1468,14 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
                     slots[zname] = value
                 elif name == "refill":
                     refill[zname] = value
+                elif name == "grid":
+                    grids.add(zname)
     sides, supply = {}, {}
     for t in p.tokens.values():
         props = {name: values for name, values, _ in t.props}
-        sides[t.name] = list(props.get("sides", ("",)))
+        named = props.get("sides", ("",))
+        # `sides of E`: one side per member of E, in the enum's order
+        sides[t.name] = list(p.enums[named[1]]) if len(named) == 2 and named[0] == "of" else list(named)
         supply[t.name] = props.get("supply", (0,))[0]
     var_inits = {v.name: (v.per, c.static(v.init, f"the initial value of `{v.name}`")) for v in p.vars.values()}
     c.codes["setup"] = []
@@ -1509,6 +1521,7 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         tiebreaks=tiebreaks, invariants=invariants, enums=dict(p.enums),
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
         scenarios=scenarios, requires=requires, winners=winners, backend=backend, generated=c.codegen,
+        zone_grids=frozenset(grids),
     )
 
 

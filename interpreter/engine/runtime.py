@@ -251,9 +251,21 @@ class Machine:
         except KeyError:
             raise RuleRuntimeError(f"there is no zone `{key}`") from None
 
-    def move_card(self, card: int, key: str, position: Any = None) -> None:
+    def move_card(self, card: int, key: str, position: Any = None, cell: list | None = None) -> None:
         self.charge(1)
         s = self.s
+        grids = self.game.zone_grids
+        if grids:
+            if cell is None and key.split("#")[0] in grids:
+                raise RuleRuntimeError(f"`{key}` is a grid: lay cards on it with `place CARD onto {key} at SPOT`")
+            if self.memo:
+                self.memo = {}  # remembered grid layouts and define results are out of date
+            if self.journal is not None:
+                self.journal.cell(str(card), s.cells)
+            if cell is not None:
+                s.cells[str(card)] = cell
+            else:
+                s.cells.pop(str(card), None)
         if self.branch is not None:
             own = f"#{self.branch.player}"
             if not (s.where[card].endswith(own) and key.endswith(own)):
@@ -292,6 +304,8 @@ class Machine:
     def token_count(self, holder: str, token: str, side: str | None = None) -> int:
         t = self.s.tokens
         if side is not None:
+            if side not in self.game.token_sides[token]:
+                raise RuleRuntimeError(f"{token} has no side {side!r}")
             return t.get(f"{holder}|{token}|{side}", 0)
         return sum(t.get(f"{holder}|{token}|{sd}", 0) for sd in self.game.token_sides[token])
 
@@ -307,6 +321,9 @@ class Machine:
                 self.shared_change("move tokens between other holders than its player and the supply")
         if self.journal is not None:
             self.journal.all_tokens(t)
+        for sd in (side, arrive_side):
+            if sd is not None and sd not in self.game.token_sides[token]:
+                raise RuleRuntimeError(f"{token} has no side {sd!r}")
         sides = [side] if side else list(reversed(self.game.token_sides[token]))
         have = sum(t.get(f"{src}|{token}|{sd}", 0) for sd in sides)
         if have < amount:
@@ -405,14 +422,179 @@ def _eff_flip(m: Machine, amount, token, holder, side) -> None:
             amount -= n
 
 
+def _eff_place(m: Machine, card, zone, spot) -> None:
+    if zone.split("#")[0] not in m.game.zone_grids:
+        raise RuleRuntimeError(f"`{zone}` is not a grid zone: declare it `zone {zone.split('#')[0]}: public, grid`")
+    if card is None:
+        raise RuleRuntimeError("no card to place")
+    m.move_card(card, zone, None, cell=_check_spot(spot))
+
+
 EFFECTS = {
     "move": _eff_move,
+    "place": _eff_place,
     "draw": _eff_draw,
     "shuffle": _eff_shuffle,
     "gain": _eff_gain,
     "pay": _eff_pay,
     "flip": _eff_flip,
 }
+
+
+# ---- grids --------------------------------------------------------------------------------
+# A card laid on a grid zone has a cell (row, column) and a facing; rows grow southward and
+# columns eastward. A spot is the list [row, column, facing]. Cards may be stacked on a cell;
+# the one laid last is on top, and only top cards make lines, ends and neighbours.
+
+FACINGS = ("north", "east", "south", "west")
+STEPS = {"north": (-1, 0), "east": (0, 1), "south": (1, 0), "west": (0, -1)}
+MAX_COORDINATE = 10_000
+
+
+def _check_spot(spot) -> list:
+    if (not isinstance(spot, list) or len(spot) != 3 or type(spot[0]) is not int or type(spot[1]) is not int
+            or spot[2] not in STEPS):
+        raise RuleRuntimeError(f"not a spot (a row, a column and a facing): {spot!r}"[:200])
+    if abs(spot[0]) > MAX_COORDINATE or abs(spot[1]) > MAX_COORDINATE:
+        raise RuleRuntimeError(f"a cell past row or column {MAX_COORDINATE}")
+    return [spot[0], spot[1], spot[2]]
+
+
+def _grid(m: Machine, key: str) -> dict:
+    """(row, column) -> the cards on that cell, bottom first; remembered while one op runs."""
+    memo_key = ("$grid", key)
+    found = m.memo.get(memo_key)
+    if found is None:
+        if key.split("#")[0] not in m.game.zone_grids:
+            raise RuleRuntimeError(f"`{key}` is not a grid zone")
+        cards = m.zone(key)
+        m.charge(len(cards))
+        found = {}
+        cells = m.s.cells
+        for c in cards:
+            cell = cells.get(str(c))
+            if cell is not None:
+                found.setdefault((cell[0], cell[1]), []).append(c)
+        m.memo[memo_key] = found
+    return found
+
+
+def _laid(m: Machine, card) -> tuple[dict, list]:
+    """The grid a card lies on, and its cell."""
+    if card is None:
+        raise RuleRuntimeError("no card here")
+    cell = m.s.cells.get(str(card))
+    if cell is None:
+        raise RuleRuntimeError(f"{m.game.card_names[card]} is not laid on a grid")
+    return _grid(m, m.s.where[card]), cell
+
+
+def _top(grid: dict, r: int, c: int):
+    cards = grid.get((r, c))
+    return cards[-1] if cards else None
+
+
+def _across(facing: str) -> tuple[int, int]:
+    """The axis of cards side by side: across a facing (north or south: along the row)."""
+    return (0, 1) if facing in ("north", "south") else (1, 0)
+
+
+def _run(m: Machine, grid: dict, r: int, c: int, facing: str) -> tuple[list, list, tuple, tuple]:
+    """The cards facing `facing` side by side on both sides of a cell (the cell left out), and the
+    cells just past each end."""
+    dr, dc = _across(facing)
+    cells = m.s.cells
+    runs = []
+    for sign in (-1, 1):
+        run = []
+        rr, cc = r + sign * dr, c + sign * dc
+        while (t := _top(grid, rr, cc)) is not None and cells[str(t)][2] == facing:
+            m.charge(1)
+            run.append(t)
+            rr, cc = rr + sign * dr, cc + sign * dc
+        runs.append((run, (rr, cc)))
+    (before, end0), (after, end1) = runs
+    return list(reversed(before)), after, end0, end1
+
+
+def _open_spots(m: Machine, zone):
+    grid = _grid(m, zone)
+    if not grid:
+        return [[0, 0, f] for f in FACINGS]
+    empty = set()
+    for (r, c) in grid:
+        for dr, dc in STEPS.values():
+            if (r + dr, c + dc) not in grid:
+                empty.add((r + dr, c + dc))
+    m.charge(len(empty))
+    return [[r, c, f] for r, c in sorted(empty) for f in FACINGS]
+
+
+def _where(m: Machine, x, part: int):
+    if isinstance(x, list):
+        return _check_spot(x)[part]
+    if x is None:
+        return None
+    cell = m.s.cells.get(str(x))
+    return cell[part] if cell is not None else None
+
+
+def _spot_of(m: Machine, card):
+    cell = m.s.cells.get(str(card)) if card is not None else None
+    return list(cell) if cell is not None else None
+
+
+def _step(m: Machine, spot, toward):
+    r, c, f = _check_spot(spot)
+    dr, dc = STEPS[toward]
+    return _check_spot([r + dr, c + dc, f])
+
+
+def _rotated(m: Machine, facing, turns):
+    return FACINGS[(FACINGS.index(facing) + turns) % 4]
+
+
+def _cards_at(m: Machine, zone, r, c):
+    return list(_grid(m, zone).get((r, c), ()))
+
+
+def _beside(m: Machine, card):
+    grid, (r, c, _) = _laid(m, card)
+    found = (_top(grid, r + dr, c + dc) for dr, dc in STEPS.values())
+    return [x for x in found if x is not None]
+
+
+def _neighbours(m: Machine, card):
+    grid, (r, c, _) = _laid(m, card)
+    found = (_top(grid, r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+    return [x for x in found if x is not None]
+
+
+def _line(m: Machine, card):
+    grid, (r, c, f) = _laid(m, card)
+    before, after, _, _ = _run(m, grid, r, c, f)
+    return before + [card] + after
+
+
+def _ends(m: Machine, card):
+    grid, (r, c, f) = _laid(m, card)
+    _, _, end0, end1 = _run(m, grid, r, c, f)
+    found = (_top(grid, *end0), _top(grid, *end1))
+    return [x for x in found if x is not None]
+
+
+def _line_at(m: Machine, zone, spot):
+    r, c, f = _check_spot(spot)
+    before, after, _, _ = _run(m, _grid(m, zone), r, c, f)
+    return before + after
+
+
+def _faces(m: Machine, a, b):
+    ca, cb = m.s.cells.get(str(a)), m.s.cells.get(str(b))
+    if ca is None or cb is None or m.s.where[a] != m.s.where[b]:
+        return False
+    dr, dc = STEPS[ca[2]]
+    return (ca[0] + dr, ca[1] + dc) == (cb[0], cb[1])
 
 
 # ---- functions ---------------------------------------------------------------------------
@@ -584,4 +766,20 @@ FUNCTIONS = {
     "lowest_scorers": lambda m: _top_scorers(m, lowest=True),
     "score_of": lambda m, p: check_int(sum(f(m, p) for _, f in m.game.score_lines)),
     "score_part": lambda m, p, label: _score_part(m, p, label),
+    "open_spots": _open_spots,
+    "spot_at": lambda m, r, c, f: _check_spot([r, c, f]),
+    "spot": _spot_of,
+    "row": lambda m, x: _where(m, x, 0),
+    "column": lambda m, x: _where(m, x, 1),
+    "facing": lambda m, x: _where(m, x, 2),
+    "step": _step,
+    "rotated": _rotated,
+    "card_at": lambda m, z, r, c: _top(_grid(m, z), r, c),
+    "cards_at": _cards_at,
+    "beside": _beside,
+    "neighbours": _neighbours,
+    "line": _line,
+    "ends": _ends,
+    "line_at": _line_at,
+    "faces": _faces,
 }

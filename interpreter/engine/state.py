@@ -81,6 +81,8 @@ class GameState:
     log: list[list] = attrs.Factory(list)  # [kind, player or None, text]
     actions: list[list] = attrs.Factory(list)  # [player, value] of every applied action
     branches: list[Branch] = attrs.Factory(list)  # a simultaneous step in progress
+    # Cards laid on grid zones: card id (as text, for JSON) -> [row, column, facing].
+    cells: dict[str, list] = attrs.Factory(dict)
 
     def copy(self) -> GameState:
         """An independent copy (hand-written: it is the hot path of search and validation).
@@ -100,6 +102,7 @@ class GameState:
             self.over, self.decisions, self.log[:], self.actions[:],
             [Branch(b.player, [_copy_frame(f) for f in b.stack], _copy_pending(b.pending), b.count,
                     b.log[:], b.actions[:], b.shown) for b in self.branches],
+            {k: v[:] for k, v in self.cells.items()},
         )
 
 

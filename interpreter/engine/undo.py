@@ -7,7 +7,7 @@ locals, the log's length) and gives the machine a ``Journal`` that keeps the old
 each zone, card location, token count and var the first time the action changes it. When the
 action fails, ``Undo.restore`` puts all of it back in place; when it succeeds, both are dropped.
 
-The machine's changes to zones, tokens and vars all go through ``Machine.move_card``,
+The machine's changes to zones, cells, tokens and vars all go through ``Machine.move_card``,
 ``Machine.shuffle``, ``Machine.transfer``, the `flip` effect and the compiler's putters of vars:
 those are the places that write to the journal. A part of the state this module does not know
 (a field added to ``GameState`` later) is deep-copied by ``Undo``, so it is undone too.
@@ -28,13 +28,14 @@ _MISSING = object()
 class Journal:
     """The old contents of what one action changed, each noted the first time it changes."""
 
-    __slots__ = ("zones", "where", "tokens", "vars")
+    __slots__ = ("zones", "where", "tokens", "vars", "cells")
 
     def __init__(self) -> None:
         self.zones: dict[str, list[int]] = {}
         self.where: dict[int, str] = {}
         self.tokens: dict[str, int] | None = None
         self.vars: dict[str, Any] = {}
+        self.cells: dict[str, Any] = {}
 
     def zone(self, key: str, cards: list[int]) -> None:
         if key not in self.zones:
@@ -48,6 +49,10 @@ class Journal:
         if self.tokens is None:
             self.tokens = dict(tokens)
 
+    def cell(self, key: str, cells: dict[str, list]) -> None:
+        if key not in self.cells:
+            self.cells[key] = cells.get(key, _MISSING)
+
     def var(self, key: str, values: dict[str, Any]) -> None:
         if key not in self.vars:
             self.vars[key] = values.get(key, _MISSING)
@@ -55,7 +60,7 @@ class Journal:
 
 # The fields Undo handles itself; any other field of GameState is deep-copied.
 _HANDLED = {"num_players", "seed", "rng", "zones", "where", "tokens", "vars", "stack", "pending", "active",
-            "round", "turn", "once", "lasting", "over", "decisions", "log", "actions", "branches"}
+            "round", "turn", "once", "lasting", "over", "decisions", "log", "actions", "branches", "cells"}
 _OTHER_FIELDS = tuple(f.name for f in attrs.fields(GameState) if f.name not in _HANDLED)
 
 
@@ -91,6 +96,11 @@ class Undo:
                 s.vars.pop(key, None)
             else:
                 s.vars[key] = value
+        for key, cell in j.cells.items():
+            if cell is _MISSING:
+                s.cells.pop(key, None)
+            else:
+                s.cells[key] = cell
         s.rng, s.pending, s.active, s.round, s.turn, s.over, s.decisions = self.scalars
         stack: list[Frame] = []
         for f, pc, local_values in self.frames:
