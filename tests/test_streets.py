@@ -1,0 +1,75 @@
+"""Streets (games/streets): properties over random games, and the geometry of the city.
+
+The scenarios (the promo rulebook's examples, a scenario per valuation type) are in
+games/streets/scenarios and run with tests/test_scenarios.py."""
+
+import random
+
+import pytest
+from conftest import ROOT
+
+import interpreter
+
+STREETS = str(ROOT / "games" / "streets")
+
+
+def play_random(players, seed, options=None, check=None):
+    game = interpreter.load(STREETS, options=options or {})
+    state = game.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    decisions = 0
+    while not state.is_over:
+        who = state.decision.players[0]
+        state.apply(rng.choice(state.legal_actions(who)))
+        decisions += 1
+        assert decisions < 2000, "a game of Streets that does not end"
+        if check:
+            check(state)
+    return state
+
+
+def people_total(state):
+    return sum(v for k, v in state.s.tokens.items() if k.split("|")[1] == "person")
+
+
+def check_properties(state):
+    g = state.game.compiled
+    assert state.check_invariants() == []
+    # every building is in exactly one place
+    where = [z for z, cards in state.s.zones.items() for _ in cards]
+    assert len(where) == len(g.card_names)
+    assert people_total(state) == 48
+    assert sorted(int(k) for k in state.s.cells) == sorted(state.s.zones["city"])
+
+
+@pytest.mark.parametrize("players, options", [(2, {}), (5, {}), (1, {"mode": "solo"})])
+def test_random_games_keep_every_property_and_end(players, options):
+    state = play_random(players, seed=players, options=options, check=check_properties)
+    assert state.s.vars["finished"]
+    money = sum(state.s.vars[f"money#{p}"] for p in range(players)) + state.s.vars["grifter_money"]
+    start = 20 if options.get("mode") == "solo" else 0
+    assert money == state.s.vars["scored_total"] + start
+    # every hand played out, and the city holds the start tiles and every building built
+    assert all(not state.s.zones[f"hand#{p}"] for p in range(players))
+    assert not state.s.zones["stack"]
+
+
+def test_the_city_starts_with_the_station_and_the_park_at_a_corner():
+    state = interpreter.load(STREETS).new_game(players=2, seed=0)
+    cells = {state.game.card_name(int(k)): v for k, v in state.s.cells.items()}
+    assert cells == {"Central Station": [0, 0, "south"], "City Park": [0, 1, "west"]}
+    station = state.find_cards("Central Station")[0]
+    assert sum(state.s.tokens.get(f"c{station}|person|{s}", 0) for s in ("tourist", "hipster", "parent", "shopper")) == 4
+
+
+def test_placements_are_listed_readably_and_obey_the_road_rules():
+    state = interpreter.load(STREETS).new_game(players=2, seed=0)
+    state.apply(state.legal_actions()[0])  # the building to build
+    labels = [a.label for a in state.legal_actions()]
+    assert all(" at row " in x and ", road " in x for x in labels)
+    # the station faces south on row 0: another south-facing building just east would sit on the
+    # park's cell, just west it extends the station's street; north-facing below it makes a wide street
+    assert any(x.endswith("at row 0, column -1, road east-west, facing south") for x in labels)
+    assert not any(x.endswith("at row 1, column 0, road east-west, facing north") for x in labels)
+    # a north-facing building west of the station: its road would not meet any road
+    assert not any(x.endswith("at row 0, column -1, road east-west, facing north") for x in labels)
