@@ -979,7 +979,7 @@ class _Checker:
 
     def check_side(self, value, scope: dict | None = None) -> None:
         """A token side: a side's name, or, for a token with `sides of E`, any expression of enum E
-        (`gain 1 person to b side s`)."""
+        (`gain 1 pawn to b side s`)."""
         if self.side_enums and not (isinstance(value, n.Name) and self.globals.get(value.id, ("",))[0] == "side"):
             t = self.expr(value, dict(scope or {}))
             if t.startswith("enum:") and t[5:] in self.side_enums or t in ("any", "none"):

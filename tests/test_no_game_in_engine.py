@@ -37,6 +37,8 @@ GENERIC = {
     "parks", "finished", "the local",
     # validate's metrics: whoever has the highest score is "the leader" in any game
     "leader", "leaders",
+    # Python's own word (Path.parent) as much as a kind of person in a game
+    "parent", "person",
 }
 
 

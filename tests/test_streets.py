@@ -51,7 +51,7 @@ def test_random_games_keep_every_property_and_end(players, options):
     assert money == state.s.vars["scored_total"] + start
     # every hand played out, and the city holds the start tiles and every building built
     assert all(not state.s.zones[f"hand#{p}"] for p in range(players))
-    assert not state.s.zones["stack"]
+    assert not state.s.zones["building_stack"]
 
 
 def test_the_city_starts_with_the_station_and_the_park_at_a_corner():
