@@ -11,10 +11,11 @@ from conftest import ROOT
 import interpreter
 
 STREETS = str(ROOT / "games" / "streets")
+PROMO = str(ROOT / "games" / "streets" / "promo.rules")
 
 
-def play_random(players, seed, options=None, check=None):
-    game = interpreter.load(STREETS, options=options or {})
+def play_random(players, seed, options=None, check=None, path=STREETS):
+    game = interpreter.load(path, options=options or {})
     state = game.new_game(players=players, seed=seed)
     rng = random.Random(seed)
     decisions = 0
@@ -29,6 +30,7 @@ def play_random(players, seed, options=None, check=None):
 
 
 def people_total(state):
+    """People on buildings and in the supply (Big People counted as five: 68 with the promo pack)."""
     return sum(v for k, v in state.s.tokens.items() if k.split("|")[1] == "person")
 
 
@@ -38,20 +40,29 @@ def check_properties(state):
     # every building is in exactly one place
     where = [z for z, cards in state.s.zones.items() for _ in cards]
     assert len(where) == len(g.card_names)
-    assert people_total(state) == 48
+    assert people_total(state) == state.game.compiled.token_supply["person"]
     assert sorted(int(k) for k in state.s.cells) == sorted(state.s.zones["city"])
 
 
-@pytest.mark.parametrize("players, options", [(2, {}), (5, {}), (1, {"mode": "solo"})])
-def test_random_games_keep_every_property_and_end(players, options):
-    state = play_random(players, seed=players, options=options, check=check_properties)
+CASES = [
+    (2, {}, STREETS), (5, {}, STREETS), (1, {"mode": "solo"}, STREETS),
+    (3, {"business_expansion": True}, STREETS), (4, {"consultants": True}, STREETS),
+    (1, {"mode": "solo", "consultants": True, "business_expansion": True}, PROMO),
+    (3, {"consultants": True, "business_expansion": True}, PROMO),
+]
+
+
+@pytest.mark.parametrize("players, options, path", CASES, ids=[f"{p}p-{'-'.join(o) or 'base'}-{path[-5:]}" for p, o, path in CASES])
+def test_random_games_keep_every_property_and_end(players, options, path):
+    state = play_random(players, seed=players, options=options, check=check_properties, path=path)
     assert state.s.vars["finished"]
     money = sum(state.s.vars[f"money#{p}"] for p in range(players)) + state.s.vars["grifter_money"]
-    start = 20 if options.get("mode") == "solo" else 0
+    start = (20 + (40 if options.get("consultants") else 0)) if options.get("mode") == "solo" else 0
     assert money == state.s.vars["scored_total"] + start
     # every hand played out, and the city holds the start tiles and every building built
     assert all(not state.s.zones[f"hand#{p}"] for p in range(players))
     assert not state.s.zones["building_stack"]
+    assert state.s.vars["scored_total"] > 0
 
 
 def test_the_city_starts_with_the_station_and_the_park_at_a_corner():
@@ -73,3 +84,19 @@ def test_placements_are_listed_readably_and_obey_the_road_rules():
     assert not any(x.endswith("at row 1, column 0, road east-west, facing north") for x in labels)
     # a north-facing building west of the station: its road would not meet any road
     assert not any(x.endswith("at row 0, column -1, road east-west, facing north") for x in labels)
+
+
+def test_the_promo_pack_puts_its_ten_buildings_in_the_stack():
+    state = interpreter.load(PROMO).new_game(players=4, seed=3)
+    names = {state.game.card_name(c) for z in ("building_stack", "hand#0", "hand#1", "hand#2", "hand#3")
+             for c in state.s.zones[z]}
+    assert {"Fast Cars", "Ball Playground", "Grooming Salon", "Construction Site", "Swap Shop"} <= names
+    assert len(names) == 40
+
+
+def test_the_stack_has_the_rulebooks_size_for_each_player_count():
+    sizes = {}
+    for players in (2, 3, 4, 5):
+        state = interpreter.load(STREETS).new_game(players=players, seed=1)
+        sizes[players] = len(state.s.zones["building_stack"]) + 3 * players
+    assert sizes == {2: 30, 3: 36, 4: 40, 5: 45}
