@@ -206,6 +206,10 @@ FUNCTIONS: tuple[Builtin, ...] = (
               P("card", "card", "a laid card")),
     _function("neighbours", "cards", "The top cards of the eight cells around a laid card, by row and column.",
               P("card", "card", "a laid card")),
+    _function("around", "cards",
+              "The top cards of the eight cells around a spot of a grid zone (the spot need not be empty), "
+              "by row and column.",
+              P("zone", "zone", "a grid zone"), P("spot", "spot", "a spot")),
     _function("line", "cards",
               "The unbroken run of top cards through a laid card, side by side across its facing "
               "(a card facing north or south: along its row), that face the same way as it; "

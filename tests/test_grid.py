@@ -180,3 +180,18 @@ def test_checker_messages_for_grids_and_sides(text, code, message):
     with pytest.raises(RuleError) as err:
         check([parse_text('game "T"\nplayers 1\n' + text, "t.rules")])
     assert any(d.code == code and message in d.message for d in err.value.diagnostics), err.value
+
+
+def test_spots_have_stable_action_ids_for_the_adapters(tmp_path):
+    from interpreter.adapters.encoding import ActionIds, EncodingError
+    game = load(tmp_path)
+    ids = ActionIds.for_game(game)
+    radius = len(game.compiled.card_names)
+    assert ids.spot_radius == radius
+    seen = set()
+    for spot in ([0, 0, "north"], [0, 0, "west"], [-radius, radius, "south"], [3, -2, "east"]):
+        i = ids.id_of(spot)
+        assert ids.value_of(i) == spot and i not in seen and i < ids.size
+        seen.add(i)
+    with pytest.raises(EncodingError):
+        ids.id_of([radius + 1, 0, "north"])

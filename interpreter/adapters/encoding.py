@@ -11,7 +11,10 @@ Action ids, for a game with ``M`` whole-number ids and enum members ``e_0 .. e_{
 * ``M+E+3 .. M+E+2+K``: the negative whole numbers -1 .. -K;
 * ``M+E+3+K ..``: the zones, for choices whose options are zones (``choose pile in [deck, discard[c]]``),
   by their state keys in declaration order (``box`` first; per-player zones seat by seat up to the
-  most players the game allows).
+  most players the game allows);
+* then, in a game with a grid zone, the spots (a cell and a facing) of rows and columns from -R to R,
+  R the number of cards (no laid card can lie further from the first), row by row, then column,
+  then facing (north, east, south, west).
 
 ``M`` is the largest of the number of cards, the most players, the longest menu and one more
 than the largest whole number written in the rule files; ``int_actions`` overrides it. ``K``
@@ -32,6 +35,8 @@ from rulelang.checker import check
 from rulelang.parser import load_sources
 
 from ..engine.api import Game, State
+
+_FACINGS = ("north", "east", "south", "west")
 
 
 class EncodingError(ValueError):
@@ -99,6 +104,7 @@ class ActionIds:
     members: list[str]
     negative_count: int = 0
     zones: list[str] = attrs.Factory(list)
+    spot_radius: int = 0  # spots of rows and columns -R..R have ids (games with a grid zone)
 
     @classmethod
     def for_game(cls, game: Game, int_actions: int | None = None, negative_actions: int | None = None) -> ActionIds:
@@ -114,15 +120,24 @@ class ActionIds:
         if int_actions < 1 or negative_actions < 0:
             raise EncodingError(f"int_actions is a whole number from 1 and negative_actions one from 0, "
                                 f"not {int_actions} and {negative_actions}")
-        return cls(int_actions, members, negative_actions, zone_keys(game))
+        radius = len(game.compiled.card_names) if game.compiled.zone_grids else 0
+        return cls(int_actions, members, negative_actions, zone_keys(game), radius)
+
+    @property
+    def _spot_count(self) -> int:
+        return (2 * self.spot_radius + 1) ** 2 * 4 if self.spot_radius else 0
 
     @property
     def size(self) -> int:
-        return self.int_count + len(self.members) + 3 + self.negative_count + len(self.zones)
+        return self.int_count + len(self.members) + 3 + self.negative_count + len(self.zones) + self._spot_count
 
     @property
     def _first_zone(self) -> int:
         return self.int_count + len(self.members) + 3 + self.negative_count
+
+    @property
+    def _first_spot(self) -> int:
+        return self._first_zone + len(self.zones)
 
     def id_of(self, value: Any) -> int:
         if value is None:
@@ -141,8 +156,13 @@ class ActionIds:
             return self.int_count + self.members.index(value)
         if isinstance(value, str) and value in self.zones:
             return self._first_zone + self.zones.index(value)
+        if (isinstance(value, list) and len(value) == 3 and value[2] in _FACINGS
+                and all(isinstance(x, int) and abs(x) <= self.spot_radius for x in value[:2]) and self.spot_radius):
+            width = 2 * self.spot_radius + 1
+            cell = (value[0] + self.spot_radius) * width + value[1] + self.spot_radius
+            return self._first_spot + cell * 4 + _FACINGS.index(value[2])
         raise EncodingError(f"the choice value {value!r} has no action id (ids are given to whole numbers, "
-                            "cards, players, enum members, zones, yes/no and skip)")
+                            "cards, players, enum members, zones, spots of a grid, yes/no and skip)")
 
     def value_of(self, action_id: int) -> Any:
         if 0 <= action_id < self.int_count:
@@ -155,6 +175,10 @@ class ActionIds:
             return 2 - k
         if 0 <= action_id - self._first_zone < len(self.zones):
             return self.zones[action_id - self._first_zone]
+        if 0 <= action_id - self._first_spot < self._spot_count:
+            cell, facing = divmod(action_id - self._first_spot, 4)
+            row, column = divmod(cell, 2 * self.spot_radius + 1)
+            return [row - self.spot_radius, column - self.spot_radius, _FACINGS[facing]]
         return {0: None, 1: False, 2: True}.get(k, ("no such action", action_id))
 
     def describe(self, action_id: int) -> str:
@@ -197,7 +221,8 @@ class ViewEncoder:
       (one-hot, plus one slot for nobody), round, turn, and whether the game is over;
     * zones, in declaration order (per-player zones seat by seat): the number of cards,
       1 if their faces are hidden from the viewer, then for every distinct card name how many
-      visible cards of that name the zone holds;
+      visible cards of that name the zone holds (and, for a grid zone, where the first of them
+      lies: row, column, facing 1 to 4, or three zeros);
     * tokens: for the supply, each player and each enum member, the count of every token on
       every side; tokens lying on cards are summed in one more holder;
     * values (vars), in the order of the view: a number or a truth value as itself, an enum
@@ -250,6 +275,13 @@ class ViewEncoder:
                 if i is not None:
                     counts[i] += 1
             out += [float(zone["count"]), 0.0 if zone["cards"] is not None else 1.0] + counts
+            if "cells" in zone:  # a grid: where the first card of each name lies (row, column, facing 1-4)
+                where = [0.0] * (3 * len(self.card_names))
+                for text, (row, column, facing) in zip(zone["cards"] or (), zone["cells"], strict=False):
+                    i = _card_name(text, names)
+                    if i is not None and where[3 * i + 2] == 0.0:
+                        where[3 * i: 3 * i + 3] = [float(row), float(column), float(_FACINGS.index(facing) + 1)]
+                out += where
         index = {(h, t, s): i for i, (h, (t, s)) in
                  enumerate((h, ts) for h in [*self.holders, "cards"] for ts in self.tokens)}
         counts = [0.0] * len(index)

@@ -570,6 +570,13 @@ def _neighbours(m: Machine, card):
     return [x for x in found if x is not None]
 
 
+def _around(m: Machine, zone, spot):
+    r, c, _ = _check_spot(spot)
+    grid = _grid(m, zone)
+    found = (_top(grid, r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+    return [x for x in found if x is not None]
+
+
 def _line(m: Machine, card):
     grid, (r, c, f) = _laid(m, card)
     before, after, _, _ = _run(m, grid, r, c, f)
@@ -778,6 +785,7 @@ FUNCTIONS = {
     "cards_at": _cards_at,
     "beside": _beside,
     "neighbours": _neighbours,
+    "around": _around,
     "line": _line,
     "ends": _ends,
     "line_at": _line_at,
