@@ -100,3 +100,23 @@ def test_the_stack_has_the_rulebooks_size_for_each_player_count():
         state = interpreter.load(STREETS).new_game(players=players, seed=1)
         sizes[players] = len(state.s.zones["building_stack"]) + 3 * players
     assert sizes == {2: 30, 3: 36, 4: 40, 5: 45}
+
+
+def test_a_player_sees_nothing_of_a_rivals_hand_or_the_stack():
+    """Swap a card of Player 2's hand with one in the stack: Player 1's view stays the same."""
+    state = interpreter.load(STREETS).new_game(players=2, seed=4)
+    swapped = state.clone()
+    s = swapped.s
+    held, hidden = s.zones["hand#1"][0], s.zones["building_stack"][0]
+    assert state.game.card_name(held) != state.game.card_name(hidden)
+    swapped.place(held, "building_stack", 0)
+    swapped.place(hidden, "hand#1", 0)
+    assert state.view(0) == swapped.view(0)
+    assert state.view(1) != swapped.view(1)
+
+
+def test_the_view_shows_where_each_building_lies():
+    state = interpreter.load(STREETS).new_game(players=2, seed=0)
+    city = state.view(0)["zones"]["city"]
+    assert city["cards"] == ["Central Station (+4 People)", "City Park"] or city["cards"][1] == "City Park"
+    assert city["cells"] == [[0, 0, "south"], [0, 1, "west"]]
