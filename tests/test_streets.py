@@ -45,9 +45,9 @@ def check_properties(state):
 
 
 CASES = [
-    (2, {}, STREETS), (5, {}, STREETS), (1, {"mode": "solo"}, STREETS),
+    (2, {}, STREETS), (5, {}, STREETS), (1, {}, STREETS),
     (3, {"business_expansion": True}, STREETS), (4, {"consultants": True}, STREETS),
-    (1, {"mode": "solo", "consultants": True, "business_expansion": True}, PROMO),
+    (1, {"consultants": True, "business_expansion": True}, PROMO),
     (3, {"consultants": True, "business_expansion": True}, PROMO),
 ]
 
@@ -57,7 +57,7 @@ def test_random_games_keep_every_property_and_end(players, options, path):
     state = play_random(players, seed=players, options=options, check=check_properties, path=path)
     assert state.s.vars["finished"]
     money = sum(state.s.vars[f"money#{p}"] for p in range(players)) + state.s.vars["grifter_money"]
-    start = (20 + (40 if options.get("consultants") else 0)) if options.get("mode") == "solo" else 0
+    start = (20 + (40 if options.get("consultants") else 0)) if players == 1 else 0
     assert money == state.s.vars["scored_total"] + start
     # every hand played out, and the city holds the start tiles and every building built
     assert all(not state.s.zones[f"hand#{p}"] for p in range(players))
