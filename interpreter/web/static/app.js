@@ -72,25 +72,31 @@ function trackSvg(value, size) {
   return pic;
 }
 
+// A track with markers: one lane per marker (its name on the left), so markers on the same box
+// do not hide each other.
 function markersSvg(item) {
   const low = Number(item.low) || 0;
   const high = Math.max(Number(item.high) || 0, low + 1);
-  const width = 420;
-  const x = (at) => 20 + (Math.max(low, Math.min(high, at)) - low) * (width - 40) / (high - low);
   const markers = item.markers || [];
-  const pic = svg("svg", {width, height: 30 + 14 * markers.length, class: "markers", role: "img"});
-  pic.appendChild(svg("line", {x1: 20, y1: 14, x2: width - 20, y2: 14, class: "axis"}));
-  for (const end of [low, high]) {
-    const t = svg("text", {x: x(end), y: 11, "text-anchor": "middle", class: "tick"});
-    t.textContent = String(end);
+  const left = 110;
+  const width = 460;
+  const lane = 16;
+  const x = (at) => left + (Math.max(low, Math.min(high, at)) - low) * (width - left - 20) / (high - low);
+  const pic = svg("svg", {width, height: 18 + lane * markers.length, class: "markers", role: "img",
+                          "aria-label": markers.map((m) => `${m.name} at ${m.at}`).join(", ")});
+  for (let v = low; v <= high && high - low <= 40; v++) {
+    pic.appendChild(svg("line", {x1: x(v), y1: 14, x2: x(v), y2: 14 + lane * markers.length, class: "grid"}));
+    const t = svg("text", {x: x(v), y: 10, "text-anchor": "middle", class: "tick"});
+    t.textContent = String(v);
     pic.appendChild(t);
   }
   markers.forEach((m, i) => {
-    const cx = x(Number(m.at) || 0);
-    pic.appendChild(svg("circle", {cx, cy: 14, r: 5, class: `marker seat${m.player ?? "x"}`}));
-    const t = svg("text", {x: cx, y: 30 + 14 * i, "text-anchor": "middle", class: "marker-label"});
-    t.textContent = `${m.name} ${m.at}`;
-    pic.appendChild(t);
+    const y = 14 + lane * i + lane / 2;
+    pic.appendChild(svg("line", {x1: x(low), y1: y, x2: x(high), y2: y, class: "axis"}));
+    const name = svg("text", {x: 2, y: y + 4, class: "marker-label"});
+    name.textContent = `${m.name}: ${m.at}`;
+    pic.appendChild(name);
+    pic.appendChild(svg("circle", {cx: x(Number(m.at) || 0), cy: y, r: 5, class: `marker seat${m.player ?? "x"}`}));
   });
   return pic;
 }
