@@ -110,6 +110,8 @@ def _compatible(want: str, got: str) -> bool:
         return got.startswith("list:") or got == "zone" or got.startswith("enum_list:")
     if want == "position":
         return got in ("int", "position")
+    if want == "audience":
+        return got in ("player", "list:player", "list:any")
     if want == "bag" or want.startswith("bag:"):
         return got.startswith("bag:") or got == "map"  # `{}` is an empty bag
     if want.startswith("map"):
@@ -410,6 +412,12 @@ class _Checker:
         for v in p.vars.values():
             if v.per not in (None, "player", "card"):
                 self.err("E209", f"`per {v.per}`: a var is global, `per player` or `per card`", v.pos)
+            if v.visibility not in registry.VAR_VISIBILITY:
+                self.err("E209", f"unknown visibility `{v.visibility}`: a var is public, owner or hidden",
+                         v.visibility_pos or v.pos, did_you_mean(v.visibility, registry.VAR_VISIBILITY))
+            elif v.visibility == "owner" and v.per is None:
+                self.err("E209", f"`{v.name}` belongs to nobody, so it cannot be `owner`", v.visibility_pos or v.pos,
+                         "use `hidden`, or make it `per player`")
             want = self.type_of_ref(v.type)
             if want in ("zone", "list:zone"):
                 self.err("E204", "a var holds values, not zones", v.type.pos,
@@ -625,6 +633,10 @@ class _Checker:
                              did_you_mean(str(values[1]), self.p.enums))
             elif name == "sides" and (len(values) < 2 or not all(isinstance(v, str) for v in values)):
                 self.err("E209", "`sides` names two or more sides, or `of ENUM`", ppos)
+            elif name in ("public", "owner", "hidden") and values:
+                self.err("E209", f"`{name}` takes no value", ppos)
+        if len([name for name, _, _ in t.props if name in ("public", "owner", "hidden")]) > 1:
+            self.err("E209", f"token `{t.name}` has more than one visibility", t.pos)
 
     def check_trigger(self, t: n.TriggerDecl) -> None:
         if t.event in BUILTIN_EVENTS:
@@ -693,6 +705,8 @@ class _Checker:
         elif isinstance(s, n.Return):
             self.check_return(s, scope)
         elif isinstance(s, n.Log):
+            if s.audience is not None:
+                self.expect(s.audience, scope, "audience")
             self.expr(s.text, scope)
         elif isinstance(s, n.Emit):
             ev = self.p.events.get(s.event)
@@ -1365,6 +1379,11 @@ def check_all(modules: list[n.Module]) -> tuple[Program, list[Diagnostic]]:
         c.check_decls()
     except _TooMany:
         pass
+    if not c.diags:  # the information flow reads a checked program, so it runs once all is known
+        from .flow import check_flows
+
+        leaks, _ = check_flows(c.p)
+        c.diags.extend(leaks[:MAX_DIAGNOSTICS])
     return c.p, c.diags
 
 

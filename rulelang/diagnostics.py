@@ -42,6 +42,7 @@ CODES: dict[str, str] = {
     "E306": "a statement is not allowed here",
     "E307": "a required declaration is missing",
     "E308": "an invalid number (a range, a count, a limit)",
+    "E400": "a value shown to players who may not see it (a log line, prompt, label, var or amount)",
     # Warnings from `rulelang validate` (rulelang/lint.py): the rules load, but part of them
     # can never matter. They do not stop a game from loading.
     "W100": "warning: a procedure is never called from setup, flow, a trigger or a procedure they run",
@@ -55,6 +56,7 @@ CODES: dict[str, str] = {
     "W108": "warning: a modifier is started but never tested with `active(...)`",
     "W109": "warning: an option changes nothing (no rule reads it)",
     "W110": "warning: a define or const is never used",
+    "W200": "warning: a log line, prompt or label runs under a condition its readers may not see",
 }
 
 

@@ -11,7 +11,8 @@ about:
   that no effect or cost ever moves; W105 a var that is set but never read;
 - W106 a trigger on an event nothing raises; W107 a modifier never started; W108 a modifier
   never tested with `active(...)`;
-- W109 an option whose value no rule reads; W110 a define or const nothing uses.
+- W109 an option whose value no rule reads; W110 a define or const nothing uses;
+- W200 a log line, prompt or label inside a condition its readers may not see (rulelang/flow.py).
 
 Scenarios are not part of the game: a name used only by a scenario still counts as unused.
 """
@@ -314,6 +315,10 @@ def lint(p: Program) -> list[Diagnostic]:
     for name, c in p.consts.items():
         if not is_used("const", name=name):
             warn("W110", f"const `{name}` is never used", c.pos)
+    # ---- W200: implicit flows of secrets (rulelang/flow.py)
+    from .flow import check_flows
+
+    out.extend(check_flows(p)[1])
     out.sort(key=lambda d: (d.pos.file, d.pos.line, d.pos.col, d.code))
     return out
 

@@ -189,6 +189,7 @@ class EndGame:
 class Log:
     text: Expr
     pos: Pos
+    audience: Expr | None = None  # `log to p`: who reads it; None: everyone
 
 
 @attrs.frozen
@@ -442,6 +443,8 @@ class VarDecl:
     init: Expr
     pos: Pos
     display: str = ""
+    visibility: str = "public"  # public, owner or hidden (who sees its value)
+    visibility_pos: Pos | None = None
 
 
 @attrs.frozen

@@ -260,8 +260,11 @@ class _Build(Transformer_NonRecursive):
         vals = tuple(int(v) if v.type == "INT" else str(v) for v in values)
         return (str(name), vals, _tpos(self.path, name))
 
-    def var_decl(self, meta, name, display, per, t, init):
-        return n.VarDecl(str(name), per, t, init, self._p(meta), _display(display))
+    def var_decl(self, meta, name, display, per, t, init, visibility=None):
+        if visibility is None:
+            return n.VarDecl(str(name), per, t, init, self._p(meta), _display(display))
+        return n.VarDecl(str(name), per, t, init, self._p(meta), _display(display), str(visibility),
+                         _tpos(self.path, visibility))
 
     def const_decl(self, meta, name, value):
         return n.ConstDecl(str(name), value, self._p(meta))
@@ -384,8 +387,8 @@ class _Build(Transformer_NonRecursive):
     def end_stmt(self, meta):
         return n.EndGame(self._p(meta))
 
-    def log_stmt(self, meta, s):
-        return n.Log(self._string(s), self._p(meta))
+    def log_stmt(self, meta, audience, s):
+        return n.Log(self._string(s), self._p(meta), audience)
 
     def fail_stmt(self, meta, s):
         return n.Fail(_unquote(s), self._p(meta))

@@ -10,8 +10,9 @@ implementation per entry; a test checks that none is missing.
 Types are short strings understood by the checker:
   int, bool, text, player, card, zone, holder (a player, card, enum member or
   ``supply``), token, side, modifier, position, list, cards (a list of cards),
-  players (a list of players), ints (a list of ints), bag, any, facing (north, east,
-  south or west), spot (a cell of a grid zone and a facing), spots (a list of spots).
+  players (a list of players), ints (a list of ints), bag, audience (a player or a
+  list of players), any, facing (north, east, south or west), spot (a cell of a grid
+  zone and a facing), spots (a list of spots).
 """
 
 from __future__ import annotations
@@ -113,6 +114,14 @@ EFFECTS: tuple[Builtin, ...] = (
         P("card", "card", "the card laid"),
         P("zone", "zone", "a zone declared with `grid`", clause="onto"),
         P("spot", "spot", "the cell and facing", clause="at"),
+    ),
+    _effect(
+        "reveal",
+        "Let players see cards now, wherever they lie (a hand, the top of a deck); without `to`, "
+        "everyone. They keep knowing a card while they can follow it; a shuffle makes them forget.",
+        P("cards", "cards", "the card or cards shown"),
+        P("players", "audience", "who sees them: a player or a list of players (default: everyone)",
+          clause="to", optional=True),
     ),
 )
 
@@ -225,6 +234,10 @@ FUNCTIONS: tuple[Builtin, ...] = (
     _function("faces", "bool", "Whether a laid card faces another: the other is on the next cell toward "
               "its facing.",
               P("a", "card", "the card that faces"), P("b", "card", "the card faced")),
+    _function("knows", "bool",
+              "Whether a player knows a card now: its zone shows it to them, or they looked at it "
+              "(`reveal`) or saw it before it moved, and it was not shuffled since.",
+              P("player", "player", "a player"), P("card", "card", "a card")),
     # players
     _function("players_from", "players", "All players in turn order, starting with one.",
               P("player", "player", "the first player")),
@@ -281,6 +294,15 @@ ZONE_PROPERTIES = {
 TOKEN_PROPERTIES = {
     "supply": "how many tokens exist; all start in the supply",
     "sides": "the names of the token's sides, or `of ENUM` for one side per member; the first is the usual side",
+    "public": "everyone sees how many each holder has (the default)",
+    "owner": "a player sees how many they hold; the others see no count",
+    "hidden": "nobody sees how many anyone holds",
+}
+# Who sees a var's value: `var x per player: int = 0, owner`.
+VAR_VISIBILITY = {
+    "public": "everyone sees it (the default)",
+    "owner": "a per-player var: its player sees it; a per-card var: whoever sees the card",
+    "hidden": "nobody sees it; only the rules read it",
 }
 TYPE_NAMES = ("int", "bool", "text", "player", "card", "spot", "facing")
 DURATIONS = ("turn", "round", "game")

@@ -14,6 +14,7 @@ import functools
 import hashlib
 import json
 import threading
+from fractions import Fraction
 from typing import Any
 
 import attrs
@@ -25,13 +26,15 @@ from rulelang.files import FileRefused, read_regular, strict_json
 from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
+from . import chance, information
 from .budget import Budget, log_line
 from .cache import load_parsed, store_parsed
+from .chance import CHANCE, NeedChance
 from .compiler import CompiledGame, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, python_error
 from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
-from .undo import Undo
+from .undo import Journal, Undo
 
 _converter = cattrs.Converter()
 MAX_SAVE_BYTES = 50_000_000
@@ -90,6 +93,7 @@ class LogEntry:
     kind: str
     player: int | None
     text: str
+    audience: tuple[int, ...] | None = None  # who reads it; None: everyone
 
 
 def _options_info(program: Program) -> list[OptionInfo]:
@@ -244,12 +248,16 @@ class Game:
                 out.append(message)
         return out
 
-    def new_game(self, players: int, seed: int = 0) -> State:
+    def new_game(self, players: int, seed: int = 0, chance: str = "seeded") -> State:
+        """A new game. `chance="explicit"` stops at every random event for its outcome (see
+        State.is_chance); the default draws them from the seeded generator, with the same odds."""
         g = self.compiled
         if not _is_int(players) or not _is_int(seed):
             raise ValueError(f"players and seed are whole numbers, not {_show(players)} and {_show(seed)}")
         if not 0 <= seed < 2**64:  # never taken modulo 2^64: two seeds must not give one game
             raise ValueError(f"a seed is a whole number from 0 to 2^64 - 1, not {_show(seed)}")
+        if chance not in ("seeded", "explicit"):
+            raise ValueError(f"chance is \"seeded\" or \"explicit\", not {_show(chance)}")
         if not (g.min_players <= players <= g.max_players):
             raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
         refused = self.refusals(players)
@@ -273,7 +281,13 @@ class Game:
                 values[name] = init.copy() if isinstance(init, (list, dict)) else init
         s = GameState(players, seed, seed, zones, ["box"] * n_cards, tokens, values)
         s.stack = [Frame("flow", 0, {}), Frame("setup", 0, {})]
-        Machine(g, s).run()
+        s.chance = chance
+        start = s.copy() if chance == "explicit" else None
+        try:
+            _run_action(g, s, None)
+        except NeedChance as need:
+            start.chance_at = [None, need.key, need.cards]
+            return State(self, start)
         return State(self, s)
 
     def load_state(self, path: str) -> State:
@@ -323,6 +337,10 @@ class Game:
         if doc.get("checksum") != _checksum(_state_text(doc["state"])):
             raise SaveError("the save was changed after it was written (its checksum does not match)")
         return State(self, s)
+
+
+def _entry(e: list) -> LogEntry:
+    return LogEntry(e[0], e[1], e[2], tuple(e[3]) if len(e) > 3 and e[3] is not None else None)
 
 
 def _state_text(state_doc: dict) -> str:
@@ -375,7 +393,7 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: 
         if m.unit not in ("turn", "round", "game") or not isinstance(m.remaining, int):
             return f"a lasting modifier {m.name!r} until the end of {m.unit!r}"
     logs = [s.log, s.actions] + [x for b in s.branches for x in (b.log, b.actions)]
-    if any(not isinstance(e, list) or len(e) != (3 if i % 2 == 0 else 2)
+    if any(not isinstance(e, list) or not (len(e) in (3, 4) if i % 2 == 0 else len(e) == 2)
            for i, entries in enumerate(logs) for e in entries):
         return "a malformed log or list of actions"
     if len(s.where) != n_cards:
@@ -434,9 +452,122 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: 
             return "a pending decision with no choice behind it"
         if len(s.pending.values) != len(s.pending.labels) or not (0 <= s.pending.player < s.num_players):
             return "a malformed pending decision"
-    elif not s.over:
+    elif not s.over and s.chance_at is None:
         return "the game is neither waiting for a decision nor over"
+    return _information_problem(s, n_cards)
+
+
+def _information_problem(s: GameState, n_cards: int) -> str | None:
+    """Knowledge of cards and explicit chance, as a save may carry them."""
+    for key, mask in s.known.items():
+        if not (key.isdigit() and int(key) < n_cards and _is_int(mask) and 0 <= mask < 1 << s.num_players):
+            return f"knowledge of a card {key!r}: {mask!r}"
+    if s.chance not in ("seeded", "explicit"):
+        return f"chance mode {s.chance!r}"
+    for key, blk in s.unordered.items():
+        if (key not in s.zones or not isinstance(blk, list) or len(blk) != 2 or not all(map(_is_int, blk))
+                or blk[0] < 0 or blk[1] < 2 or blk[0] + blk[1] > len(s.zones[key])):
+            return f"the unknown order of zone {key!r}"
+    if not all(_is_int(c) and 0 <= c < n_cards for c in s.tape):
+        return "a malformed list of chance outcomes"
+    at = s.chance_at
+    if at is not None:
+        # The node's zone and cards are those of the decision being carried out, not of this state.
+        if (s.chance != "explicit" or not isinstance(at, list) or len(at) != 3 or at[1] not in s.zones
+                or not isinstance(at[2], list) or len(at[2]) < 2
+                or not all(_is_int(c) and 0 <= c < n_cards for c in at[2])):
+            return "a malformed chance node"
+        act = at[0]
+        if act is not None and not (isinstance(act, list) and len(act) == 3 and all(map(_is_int, act))):
+            return "a malformed chance node"
     return None
+
+
+def _choice_entries(g: CompiledGame, s: GameState, p: Pending, index: int, op: Any) -> list[list]:
+    """The log lines of a choice: everyone reads it, unless it picked a card some cannot see;
+    they read that a choice was made, not which."""
+    text = f"{g.player_name(p.player)}: {log_line(p.labels[index])}"
+    value = p.values[index]
+    if not getattr(op, "cards", False) or not isinstance(value, int) or isinstance(value, bool):
+        return [["choice", p.player, text]]
+    seeing = [q for q in range(s.num_players) if q == p.player or information.card_visible(g, s, value, q)]
+    if len(seeing) == s.num_players:
+        return [["choice", p.player, text]]
+    others = [q for q in range(s.num_players) if q not in seeing]
+    return [["choice", p.player, text, seeing],
+            ["choice", p.player, information.HIDDEN_CHOICE.format(player=g.player_name(p.player)), others]]
+
+
+def _run_action(g: CompiledGame, s: GameState, act: list | None, budget: Budget | None = None,
+                journal: Journal | None = None) -> None:
+    """Carry out one decision ([player, index of the action]) or, for None, the setup, on `s`,
+    noting what it changes in ``journal`` (for an undo) when one is given.
+
+    Raises NeedChance (explicit chance) when an outcome is missing from ``s.tape``; the caller
+    then keeps the state from before."""
+    m = Machine(g, s, budget, chance_ok=True)
+    m.journal = journal
+    if act is None:
+        m.run()
+        return
+    player, index = act[0], act[1]
+    branch = next((b for b in s.branches if b.pending is not None and b.pending.player == player), None)
+    p = branch.pending if branch is not None else s.pending
+    frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
+    op = g.codes[frame.code][frame.pc]
+    try:
+        value = p.values[index]
+        entries = _choice_entries(g, s, p, index, op)
+        if branch is not None:
+            m.branch = branch
+            branch.log.extend(entries)
+            branch.actions.append([p.player, value])
+            op.resume(m, frame, value, p.player)
+            branch.pending = None
+            m.branch = None
+        else:
+            s.log.extend(entries)
+            s.actions.append([p.player, value])
+            op.resume(m, frame, value, p.player)
+            s.pending = None
+        m.run()
+    except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
+        raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
+                               getattr(op, "pos", None)) from None
+
+
+def _repark(g: CompiledGame, t: GameState) -> None:
+    """Work a waiting pick among cards out again (its cards and labels) after cards were renamed."""
+    for branch in [None, *t.branches]:
+        stack = t.stack if branch is None else branch.stack
+        pending = t.pending if branch is None else branch.pending
+        if pending is None or not stack:
+            continue
+        frame = stack[-1]
+        op = g.codes[frame.code][frame.pc]
+        if not getattr(op, "cards", False):
+            continue
+        decisions, count = t.decisions, branch.count if branch is not None else 0
+        if branch is None:
+            t.pending, t.decisions = None, decisions - 1
+        else:
+            branch.pending, branch.count = None, count - 1
+        m = Machine(g, t)
+        m.branch = branch
+        try:
+            op(m, frame)
+        except (RuleRuntimeError, *RULE_FAULTS):
+            pass
+        fresh = t.pending if branch is None else branch.pending
+        if fresh is None:
+            fresh = pending
+        fresh.serial = pending.serial
+        t.decisions = decisions
+        if branch is None:
+            t.pending = fresh
+        else:
+            branch.pending, branch.count = fresh, count
+
 
 
 def _locked(method):
@@ -478,6 +609,8 @@ class State:
     @property
     @_locked
     def decision(self) -> Decision | None:
+        if self.s.chance_at is not None:
+            return Decision((CHANCE,), False, "Chance")
         waiting = self._waiting()
         if not waiting:
             return None
@@ -485,6 +618,8 @@ class State:
 
     @_locked
     def legal_actions(self, player: int | None = None) -> list[Action]:
+        if self.s.chance_at is not None:
+            return [a for a, _ in self.chance_outcomes()] if player in (None, CHANCE) else []
         for _, p in self._waiting():
             if player is None or p.player == player:
                 return [Action(p.player, v, lab, p.serial) for v, lab in zip(p.values, p.labels, strict=True)]
@@ -497,6 +632,9 @@ class State:
         The work it takes is paid from ``budget`` if given (an agent's look-ahead shares one),
         else from a fresh budget of MAX_STEPS_PER_ACTION steps."""
         g = self.game.compiled
+        if self.s.chance_at is not None:
+            self._apply_chance(action)
+            return
         if not isinstance(action, Action):
             raise IllegalAction(f"not an action: {_show(action)}")
         waiting = self._waiting()
@@ -527,6 +665,8 @@ class State:
     def num_actions(self, player: int | None = None) -> int:
         """How many legal actions ``player`` (default: the first player deciding) has now; with
         ``apply_index``, the lean path for programs that need no labels nor Action objects."""
+        if self.s.chance_at is not None:  # the outcomes of the chance node, as legal_actions lists them
+            return len(self.chance_outcomes()) if player in (None, CHANCE) else 0
         for _, p in self._waiting():
             if player is None or p.player == player:
                 return len(p.values)
@@ -537,6 +677,12 @@ class State:
         """Apply the legal action at ``index`` in ``legal_actions(player)`` (default: the first
         player deciding): the lean path for programs, with no Action objects made or compared.
         An index out of range raises IllegalAction and changes nothing."""
+        if self.s.chance_at is not None:
+            outcomes = self.chance_outcomes()
+            if player not in (None, CHANCE) or not _is_int(index) or not 0 <= index < len(outcomes):
+                raise IllegalAction(f"action {_show(index)} is not one of the {len(outcomes)} chance outcomes now")
+            self._apply_chance(outcomes[index][0])
+            return
         waiting = self._waiting()
         if not waiting:
             raise IllegalAction("the game is over")
@@ -553,45 +699,67 @@ class State:
 
     def _carry_out(self, branch: Branch | None, p: Pending, index: int, budget: Budget | None) -> Undo:
         """Apply the legal action at ``index`` of decision ``p``; on any failure, undo all of it.
-        Returns what would undo it (tests check that it puts the state back exactly)."""
+        Returns what would undo it (tests check that it puts the state back exactly). In
+        explicit-chance mode an action that reaches a random event is undone too, and the game
+        waits at a chance node for the outcome (interpreter/engine/chance.py)."""
         s = self.s
-        g = self.game.compiled
         undo = Undo(s)
-        p_frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
-        choice_pos = getattr(g.codes[p_frame.code][p_frame.pc], "pos", None)
         try:
-            m = Machine(g, s, budget)
-            m.journal = undo.journal
-            value = p.values[index]
-            entry = ["choice", p.player, f"{g.player_name(p.player)}: {log_line(p.labels[index])}"]
-            if branch is not None:
-                m.branch = branch
-                frame = branch.stack[-1]
-                branch.log.append(entry)
-                branch.actions.append([p.player, value])
-                g.codes[frame.code][frame.pc].resume(m, frame, value, p.player)
-                branch.pending = None
-                m.branch = None
-            else:
-                frame = s.stack[-1]
-                s.log.append(entry)
-                s.actions.append([p.player, value])
-                g.codes[frame.code][frame.pc].resume(m, frame, value, p.player)
-                s.pending = None
-            m.run()
-        except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
+            _run_action(self.game.compiled, s, [p.player, index], budget, undo.journal)
+        except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
             undo.restore(s)
-            raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
-                                   choice_pos) from None
+            s.chance_at = [[p.player, index, p.serial], need.key, need.cards]
+            s.tape = []
         except RuleRuntimeError as err:
             undo.restore(s)
             if err.pos is None:  # raised by a `resume`: the choice is where it happened
-                raise RuleRuntimeError(err.bare_message, choice_pos) from None
+                frame = (branch.stack if branch is not None else s.stack)[-1]
+                raise RuleRuntimeError(err.bare_message,
+                                       getattr(self.game.compiled.codes[frame.code][frame.pc], "pos", None)) from None
             raise
         except BaseException:  # anything else: never leave half an action
             undo.restore(s)
             raise
         return undo
+
+    # ---- chance
+    @property
+    @_locked
+    def is_chance(self) -> bool:
+        """Whether the game waits for a chance outcome (only in explicit-chance mode)."""
+        return self.s.chance_at is not None
+
+    @_locked
+    def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """At a chance node, each outcome (an action of seat -1 naming the card that comes next)
+        with its exact probability; the probabilities sum to 1. Empty elsewhere."""
+        at = self.s.chance_at
+        if at is None:
+            return []
+        g = self.game.compiled
+        return [(Action(CHANCE, card, g.card_names[card]), prob)
+                for card, prob in chance.outcomes(g, self.s, at[2])]
+
+    def _apply_chance(self, action: Any) -> None:
+        value = action.value if isinstance(action, Action) else action
+        outcomes = {a.value for a, _ in self.chance_outcomes()}
+        if isinstance(value, bool) or not isinstance(value, int) or value not in outcomes:
+            raise IllegalAction(f"{_show(value)} is not a chance outcome now")
+        base = self.s
+        tape = base.tape + [value]
+        t = base.copy()
+        t.chance_at, t.tape = None, tape
+        act = base.chance_at[0]
+        try:
+            _run_action(self.game.compiled, t, act[:2] if act else None)
+        except NeedChance as need:
+            nxt = base.copy()
+            nxt.tape = tape
+            nxt.chance_at = [act, need.key, need.cards]
+            self.s = nxt
+            return
+        t.tape = []
+        self.s = t
 
     # ---- results
     @property
@@ -724,7 +892,14 @@ class State:
 
     @property
     def log(self) -> list[LogEntry]:
-        return [LogEntry(k, p, t) for k, p, t in self.s.log]
+        """The whole log, every line whatever its audience (for replays and referees); a player's
+        own is `log_for(player)`."""
+        return [_entry(e) for e in self.s.log]
+
+    @_locked
+    def log_for(self, player: int) -> list[LogEntry]:
+        """The log lines a player reads."""
+        return [_entry(e) for e in information.log_for(self.s, player)]
 
     @property
     def actions_taken(self) -> list[tuple[int, Any]]:
@@ -813,64 +988,38 @@ class State:
         Machine(self.game.compiled, s).run()
 
     # ---- what a player may see
+    def _decision_view(self, player: int) -> dict | None:
+        s = self.s
+        if s.chance_at is not None:
+            return {"players": [CHANCE], "simultaneous": False, "prompt": "Chance", "actions": None}
+        waiting = self._waiting()
+        if not waiting:
+            return None
+        mine = next((p for _, p in waiting if p.player == player), None)
+        return {"players": [p.player for _, p in waiting], "simultaneous": bool(s.branches),
+                "prompt": (mine or waiting[0][1]).prompt, "actions": mine.labels if mine else None}
+
     @_locked
     def view(self, player: int) -> dict:
-        g = self.game.compiled
-        s = self.s
-        m = self._machine()
-        # While players choose at the same time, nobody sees what the others have done so far:
-        # the others' own things are shown as they were when the choosing began.
-        shown = {b.player: b.shown for b in s.branches if b.player != player}
-        secret = set(shown)
-        zones = {}
-        for name, (per_player, vis) in g.zone_decls.items():
-            keys = [(f"{name}#{p}", p) for p in range(s.num_players)] if per_player else [(name, None)]
-            for key, owner in keys:
-                cards = s.zones[key]
-                visible = (vis == "public" or (vis == "owner" and owner == player)) and owner not in secret
-                zones[key] = {
-                    "visibility": vis, "owner": owner,
-                    "count": shown[owner]["zones"].get(key, 0) if owner in secret else len(cards),
-                    "cards": [self._card_text(m, c) for c in cards] if visible else None,
-                }
-                if visible and name in g.zone_grids:  # where each card lies: [row, column, facing]
-                    zones[key]["cells"] = [list(s.cells[str(c)]) for c in cards]
-        tokens: dict[str, dict] = {}
-        token_counts = {k: v for k, v in s.tokens.items() if not any(k.startswith(f"p{p}|") for p in secret)}
-        for p in secret:
-            token_counts.update(shown[p]["tokens"])
-        for key, count in token_counts.items():
-            if not count:
-                continue
-            holder, token, side = key.split("|")
-            label = m.holder_label(holder)
-            entry = tokens.setdefault(label, {})
-            if len(g.token_sides[token]) > 1:
-                entry.setdefault(token, {})[side] = count
-            else:
-                entry[token] = count
-        values: dict[str, Any] = {}
-        for name, (per, _) in g.var_inits.items():
-            if per == "player":
-                values[name] = {g.player_name(p): shown[p]["vars"][f"{name}#{p}"] if p in secret
-                                else s.vars[f"{name}#{p}"] for p in range(s.num_players)}
-            elif per is None:
-                values[name] = s.vars[name]
-        decision = None
-        waiting = self._waiting()
-        if waiting:
-            mine = next((p for _, p in waiting if p.player == player), None)
-            decision = {"players": [p.player for _, p in waiting], "simultaneous": bool(s.branches),
-                        "prompt": (mine or waiting[0][1]).prompt, "actions": mine.labels if mine else None}
-        return {
-            "game": g.title, "players": s.num_players, "you": player, "active_player": s.active,
-            "round": s.round, "turn": s.turn, "zones": zones, "tokens": tokens, "vars": values,
-            "modifiers": [x.name for x in s.lasting], "decision": decision, "over": s.over,
-            "log": [t for _, _, t in s.log[-30:]],
-        }
+        """What this player may see, as JSON-able data (nothing they may not know)."""
+        return information.view(self.game.compiled, self.s, player, self._decision_view(player))
 
-    def _card_text(self, m: Machine, card: int) -> str:
-        name = self.game.compiled.card_names[card]
-        on_card = [f"{n} {t}" for t in self.game.compiled.token_sides
-                   if (n := m.token_count(f"c{card}", t))]
-        return f"{name} (+{', '.join(on_card)})" if on_card else name
+    @_locked
+    def observation(self, player: int) -> dict:
+        """The player's view now, as JSON-able data (the `observation` of OpenSpiel)."""
+        return self.view(player)
+
+    @_locked
+    def information_state(self, player: int) -> str:
+        """A canonical text, equal for two states exactly when this player cannot tell them apart
+        (what they see and know now, the log lines and choices they read, their own actions)."""
+        return information.information_state(self.game.compiled, self.s, player, self._decision_view(player))
+
+    @_locked
+    def resample(self, player: int, seed: int) -> State:
+        """A full state consistent with everything this player knows (the cards they do not know
+        dealt again among the places they cannot see), for search to play out."""
+        g = self.game.compiled
+        t = information.resample(g, self.s, player, seed)
+        _repark(g, t)
+        return State(self.game, t)

@@ -124,6 +124,14 @@ class CompiledGame:
     layout: Any = None  # the game's `table:` section, compiled (interpreter.engine.table), or None
     backend: str = "reference"
     generated: Any = None  # the CodeGen of the codegen backend (its source, slow-path count)
+    # Who sees what (interpreter/engine/information.py): var and token name -> public, owner or
+    # hidden; the vars holding a card or a list of cards ("card" or "list"); per code key, the
+    # locals that may hold cards (so a resampled state renames them with their cards).
+    var_visibility: dict[str, str] = attrs.Factory(dict)
+    token_visibility: dict[str, str] = attrs.Factory(dict)
+    var_card_types: dict[str, str] = attrs.Factory(dict)
+    card_locals: dict[str, frozenset] = attrs.Factory(dict)
+    viewer_cache: dict = attrs.Factory(dict)  # (zone key, players) -> bit mask of who sees it
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -179,6 +187,8 @@ class _Compiler:
         # (codegen.py); the closures built here stay as its reference and its slow path.
         self.codegen = CodeGen(self, cache) if backend == "codegen" else None
         self._nested = False  # building the inside of an expression: always closures
+        self.card_locals: dict[str, set[str]] = {}
+        self.current: list[str] = []  # the code keys being compiled, innermost last
 
     def _entry(self, kind: str, e, build: Callable[[Any], Fn]) -> Fn:
         if self.codegen is None or self._nested:
@@ -209,6 +219,22 @@ class _Compiler:
     def cards(self, e) -> Fn:
         """An expression as a list of cards to act on (one card becomes a list of one)."""
         return self._entry("cards", e, self._cards)
+
+    def card_local(self, name: str, t: str) -> None:
+        """Remember that a local of the code being compiled may hold cards."""
+        if self.current and (t in ("card", "zone") or t.startswith("list:card")):
+            self.card_locals.setdefault(self.current[-1], set()).add(name)
+
+    def raw_zone(self, e) -> Fn | None:
+        """A zone read for its cards' count or membership: no order is needed, so none is fixed."""
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("", e.id))
+            if cat == "zone":
+                return lambda m, L: m.s.zones[name]
+        if isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone":
+            obj, zname = self.expr(e.obj), e.name
+            return lambda m, L: m.s.zones[f"{zname}#{obj(m, L)}"]
+        return None
 
     returns: n.TypeRef | None = None  # the result type of the procedure being compiled
 
@@ -271,6 +297,8 @@ class _Compiler:
                     return (x == y) == (op == "==")
                 return equal
             if op in ("in", "notin"):
+                b = self.raw_zone(e.right) or b
+
                 def contains(m, L):
                     x, y = a(m, L), b(m, L) or ()
                     if isinstance(y, (list, dict)):
@@ -402,7 +430,7 @@ class _Compiler:
             if name == "turn_number":
                 return lambda m, L: m.s.turn
             if name == "box":
-                return lambda m, L: m.s.zones["box"]
+                return lambda m, L: m.read_zone("box")
             if name == "facings":
                 return lambda m, L: ["north", "east", "south", "west"]
             return lambda m, L: name  # supply, top, bottom
@@ -420,7 +448,7 @@ class _Compiler:
         if cat == "var":
             return lambda m, L: m.s.vars[name]
         if cat == "zone":
-            return lambda m, L: m.s.zones[name]
+            return lambda m, L: m.read_zone(name)
         if cat == "define":
             return self.define_call(name, [], e.pos)
         raise AssertionError(f"name category {cat}")
@@ -554,7 +582,7 @@ class _Compiler:
             return lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]
         if cat == "pzone":
             obj = self.expr(e.obj)
-            return lambda m, L: m.s.zones[f"{name}#{obj(m, L)}"]
+            return lambda m, L: m.read_zone(f"{name}#{obj(m, L)}")
         if cat == "tokens":
             holder = self.holder(e.obj)
             return lambda m, L: m.token_count(holder(m, L), name)
@@ -653,6 +681,8 @@ class _Compiler:
                 args.append(self.zone_key(a))
             elif self.type_of(a) == "list:zone" and name not in _KEEPS_ZONES:
                 args.append(_cards_of_zones(self.expr(a)))
+            elif name == "count" and self.raw_zone(a) is not None:
+                args.append(self.raw_zone(a))
             else:
                 args.append(self.expr(a))
         pos = e.pos
@@ -720,9 +750,15 @@ class _Compiler:
         return call
 
     # ---- statements ----------------------------------------------------------------------
-    def code(self, key: str, body) -> None:
+    def code(self, key: str, body, params: dict[str, str] | None = None) -> None:
+        if self.current:  # a `simultaneously` part sees the locals of the code around it
+            self.card_locals.setdefault(key, set()).update(self.card_locals.get(self.current[-1], ()))
+        self.current.append(key)
+        for name, t in (params or {}).items():
+            self.card_local(name, t)
         ops: list = []
         self.block(body, ops)
+        self.current.pop()
         self.codes[key] = ops
 
     def block(self, stmts, ops: list) -> None:
@@ -733,6 +769,7 @@ class _Compiler:
         pos = s.pos
         if isinstance(s, n.Let):
             f, name = self.expr(s.value), s.name
+            self.card_local(name, self.type_of(s.value))
 
             def let(m, fr):
                 fr.locals[name] = f(m, fr.locals)
@@ -753,9 +790,15 @@ class _Compiler:
             ops.append(_wrap(end_game, pos))
         elif isinstance(s, n.Log):
             f = self.expr(s.text)
+            audience = self.expr(s.audience) if s.audience is not None else None
 
             def log(m, fr):
-                m.log("log", m.current_player(), f(m, fr.locals))
+                readers = None
+                if audience is not None:
+                    who = audience(m, fr.locals)
+                    readers = sorted({p for p in (who if isinstance(who, list) else [who])
+                                      if isinstance(p, int) and 0 <= p < m.s.num_players})
+                m.log("log", m.current_player(), f(m, fr.locals), readers)
                 fr.pc += 1
             ops.append(_wrap(log, pos))
         elif isinstance(s, n.Fail):
@@ -948,6 +991,7 @@ class _Compiler:
             prm = by_clause[word]
             if prm.type == "binding":
                 binding = value.id
+                self.card_local(binding, "list:card")
             elif prm.type == "side" and self.p.resolved.get(id(value), ("",))[0] == "side":
                 consts[prm.name] = value.id
             elif prm.type == "side":  # a member of the enum a token's sides are made of, worked out
@@ -1019,6 +1063,10 @@ class _Compiler:
         src = self.expr(s.source)
         items, index = self.fresh("items"), self.fresh("i")
         var = s.var
+        from rulelang.checker import elem_type
+
+        self.card_local(var, elem_type(self.type_of(s.source)))
+        self.card_local(items, self.type_of(s.source))
 
         def begin(m, fr):
             fr.locals[items] = list(src(m, fr.locals) or ())
@@ -1224,7 +1272,7 @@ class _Jump(_Op):
 class _PickOp(_Op):
     """`choose x in list`: parks with one action per item (plus Skip for `may choose`)."""
 
-    __slots__ = ("var", "source", "cond", "chooser", "prompt", "label", "default_label", "optional")
+    __slots__ = ("var", "source", "cond", "chooser", "prompt", "label", "default_label", "optional", "cards")
 
     def __init__(self, c: _Compiler, s: n.Pick):
         super().__init__(s.pos)
@@ -1237,6 +1285,8 @@ class _PickOp(_Op):
 
         self.default_label = c.label_fn(elem_type(c.type_of(s.source)))
         self.optional = s.optional
+        self.cards = elem_type(c.type_of(s.source)) == "card"  # its values are cards (for secrecy)
+        c.card_local(s.var, elem_type(c.type_of(s.source)))
 
     def __call__(self, m: Machine, fr: Frame) -> None:
         L = fr.locals
@@ -1478,6 +1528,13 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         sides[t.name] = list(p.enums[named[1]]) if len(named) == 2 and named[0] == "of" else list(named)
         supply[t.name] = props.get("supply", (0,))[0]
     var_inits = {v.name: (v.per, c.static(v.init, f"the initial value of `{v.name}`")) for v in p.vars.values()}
+    var_card_types = {}
+    for v in p.vars.values():
+        t = _ref_type(p, v.type)
+        if t == "card" or t == "list:card":
+            var_card_types[v.name] = "card" if t == "card" else "list"
+    token_visibility = {t.name: next((name for name, _, _ in t.props if name in registry.ZONE_VISIBILITY),
+                                     "public") for t in p.tokens.values()}
     c.codes["setup"] = []
     if p.setup:
         c.code("setup", p.setup.body)
@@ -1485,12 +1542,14 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         c.code("flow", p.flow.body)
     for name, proc in p.procs.items():
         c.returns = proc.returns  # what its `return` statements give back
-        c.code(f"proc:{name}", proc.body)
+        c.code(f"proc:{name}", proc.body, {prm.name: _ref_type(p, prm.type) for prm in proc.params})
         c.returns = None
     triggers: dict[str, list] = {}
     for i, t in enumerate(p.triggers):
         key = f"trigger:{i}:{t.event}"
-        c.code(key, t.body)
+        event = p.events.get(t.event)
+        params = [_ref_type(p, prm.type) for prm in event.params] if event is not None else []
+        c.code(key, t.body, dict(zip(t.names, params, strict=False)))
         when = c.expr(t.when) if t.when is not None else None
         triggers.setdefault(t.event, []).append((key, tuple(t.names), when))
     score_lines = [(line.label, _per_player(_guard(c.expr(line.value), line.value.pos, want=int), var))
@@ -1522,6 +1581,8 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
         scenarios=scenarios, requires=requires, winners=winners, backend=backend, generated=c.codegen,
         zone_grids=frozenset(grids),
+        var_visibility={v.name: v.visibility for v in p.vars.values()}, token_visibility=token_visibility,
+        var_card_types=var_card_types, card_locals={k: frozenset(v) for k, v in c.card_locals.items()},
     )
 
 

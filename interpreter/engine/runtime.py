@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulelang.diagnostics import RuleRuntimeError
 
+from . import chance
 from .budget import (
     MAX_INT,
     MAX_ITEMS,
@@ -26,6 +27,7 @@ from .budget import (
     check_int,
     log_line,
 )
+from .information import card_visible, viewers
 from .state import Branch, Frame, GameState, Lasting, Pending, _copy_value, rng_shuffle
 
 if TYPE_CHECKING:
@@ -59,12 +61,17 @@ RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeErr
 
 
 class Machine:
-    __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal")
+    __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos")
 
-    def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None):
+    def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None,
+                 chance_ok: bool = False):
         self.game = game
         self.s = state
         self.budget = budget if budget is not None else Budget()  # one per action unless shared
+        # Explicit chance: whether this machine carries out play (and may stop at a chance node)
+        # and how many outcomes of the state's tape it has used (interpreter/engine/chance.py).
+        self.chance_ok = chance_ok
+        self.tape_pos = 0
         self.memo: dict = {}  # results of defines while one op runs; cleared before the next
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
         self.log_chars: int | None = None  # characters in the game's log, once counted (see `log`)
@@ -220,7 +227,8 @@ class Machine:
                                    "(started in a loop?)")
         self.s.lasting.append(Lasting(name, -1 if player is None else player, unit, count))
 
-    def log(self, kind: str, player: int | None, text: str) -> None:
+    def log(self, kind: str, player: int | None, text: str, audience: list[int] | None = None) -> None:
+        """A log line; `audience` lists the players who read it (None: everyone)."""
         text = log_line(charge_text(self, text))
         s = self.s
         lines = len(s.log) + (sum(len(b.log) for b in s.branches) if s.branches else 0)
@@ -234,7 +242,8 @@ class Machine:
             self.log_chars += len(text)
             if self.log_chars > MAX_LOG_CHARS:
                 raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_CHARS} characters): a log in a loop?")
-        (self.branch.log if self.branch is not None else s.log).append([kind, player, text])
+        entry = [kind, player, text] if audience is None else [kind, player, text, audience]
+        (self.branch.log if self.branch is not None else s.log).append(entry)
 
     # ---- vars
     def set_var(self, key: str, value: Any) -> None:
@@ -245,6 +254,12 @@ class Machine:
         self.s.vars[key] = _copy_value(value) if isinstance(value, list) else value
 
     # ---- zones
+    def read_zone(self, key: str) -> list[int]:
+        """A zone's cards as a value the rules read: in order (fixed by chance if nobody knew it)."""
+        if self.s.unordered and key in self.s.unordered:
+            return chance.ordered(self, key)
+        return self.s.zones[key]
+
     def zone(self, key: str) -> list[int]:
         try:
             return self.s.zones[key]
@@ -270,15 +285,23 @@ class Machine:
             own = f"#{self.branch.player}"
             if not (s.where[card].endswith(own) and key.endswith(own)):
                 self.shared_change("move cards in or out of shared zones or other players' zones")
-        src = s.zones[s.where[card]]
+        src_key = s.where[card]
+        src = s.zones[src_key]
         j = self.journal
         if j is not None:
-            j.zone(s.where[card], src)
-            j.card(card, s.where[card])
+            j.zone(src_key, src)
+            j.card(card, src_key)
             if key in s.zones:
                 j.zone(key, s.zones[key])
-        src.remove(card)
         dst = self.zone(key)
+        # Whoever saw the card where it was can follow it to where it goes.
+        seen = viewers(self.game, src_key, s.num_players)
+        if seen:
+            k = str(card)
+            s.known[k] = s.known.get(k, 0) | seen
+        if s.unordered:
+            position = chance.before_move(self, card, src_key, key, position)
+        src.remove(card)
         limit = self.game.zone_slots.get(key.split("#")[0])
         if limit is not None and len(dst) >= limit:
             raise RuleRuntimeError(f"zone `{key}` is full ({limit} slots)")
@@ -298,7 +321,23 @@ class Machine:
         self.charge(len(cards))
         if self.journal is not None:
             self.journal.zone(key, cards)
-        self.s.rng = rng_shuffle(self.s.rng, cards)
+        known = self.s.known
+        if known:
+            for c in cards:
+                known.pop(str(c), None)  # a shuffled card is lost track of
+        if self.s.chance == "explicit":
+            chance.shuffled(self, key)  # nobody knows the order: it is picked card by card when read
+        else:
+            self.s.rng = rng_shuffle(self.s.rng, cards)
+
+    def reveal(self, cards: list[int], players: list[int] | None) -> None:
+        """Let players (all, when None) know these cards."""
+        n = self.s.num_players
+        mask = (1 << n) - 1 if players is None else sum(1 << p for p in set(players) if 0 <= p < n)
+        known = self.s.known
+        for c in cards:
+            k = str(c)
+            known[k] = known.get(k, 0) | mask
 
     # ---- tokens
     def token_count(self, holder: str, token: str, side: str | None = None) -> int:
@@ -382,6 +421,8 @@ def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=N
                 m.log("event", None, f"{refill} shuffled into {source}")
         if not src:
             break
+        if m.s.unordered and source in m.s.unordered:
+            chance.resolve(m, source, 1)  # the top card, picked now among the cards nobody knows
         c = src[0]
         m.move_card(c, zone, position)
         drawn.append(c)
@@ -396,6 +437,12 @@ def _eff_shuffle(m: Machine, zone, into=None) -> None:
         m.shuffle(into)
     else:
         m.shuffle(zone)
+
+
+def _eff_reveal(m: Machine, cards, players=None) -> None:
+    if isinstance(players, int):
+        players = [players]
+    m.reveal(list(cards), players)
 
 
 def _eff_gain(m: Machine, amount, token, holder, source="supply", side=None) -> None:
@@ -438,6 +485,7 @@ EFFECTS = {
     "gain": _eff_gain,
     "pay": _eff_pay,
     "flip": _eff_flip,
+    "reveal": _eff_reveal,
 }
 
 
@@ -670,7 +718,7 @@ def _named(m, name):
 
 
 def _zone_of(m, card) -> list:
-    z = m.s.zones[m.s.where[card]]
+    z = m.read_zone(m.s.where[card])  # its order, fixed by chance if nobody knew it
     m.charge(len(z))
     return z
 
@@ -763,6 +811,7 @@ FUNCTIONS = {
     "adjacent": _adjacent,
     "owner": _owner,
     "zone_name": lambda m, c: m.s.where[c].split("#")[0],
+    "knows": lambda m, p, c: p is not None and c is not None and card_visible(m.game, m.s, c, p),
     "players_from": _players_from,
     "next_player": lambda m, p: (p + 1) % m.s.num_players,
     "previous_player": lambda m, p: (p - 1) % m.s.num_players,

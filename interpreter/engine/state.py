@@ -83,6 +83,16 @@ class GameState:
     branches: list[Branch] = attrs.Factory(list)  # a simultaneous step in progress
     # Cards laid on grid zones: card id (as text, for JSON) -> [row, column, facing].
     cells: dict[str, list] = attrs.Factory(dict)
+    # card id (as text) -> bit mask of the players who know that card beyond what its zone shows
+    known: dict[str, int] = attrs.Factory(dict)
+    # Explicit-chance mode (see interpreter/engine/chance.py): "seeded" or "explicit"; the zones
+    # whose order nobody knows yet, as zone key -> [first position, how many]; and, at a chance
+    # node, what is being carried out ([player, value, decision], or [] for the setup) with the
+    # outcomes already chosen for it.
+    chance: str = "seeded"
+    unordered: dict[str, list[int]] = attrs.Factory(dict)
+    chance_at: list | None = None
+    tape: list = attrs.Factory(list)
 
     def copy(self) -> GameState:
         """An independent copy (hand-written: it is the hot path of search and validation).
@@ -103,6 +113,8 @@ class GameState:
             [Branch(b.player, [_copy_frame(f) for f in b.stack], _copy_pending(b.pending), b.count,
                     b.log[:], b.actions[:], b.shown) for b in self.branches],
             {k: v[:] for k, v in self.cells.items()},
+            dict(self.known), self.chance, {k: v[:] for k, v in self.unordered.items()},
+            self.chance_at, self.tape[:],
         )
 
 

@@ -254,7 +254,8 @@ class HumanAgent:
 
     def recap(self, state: Any, player: int) -> list[str]:
         """Log lines since this player's previous decision (everything, the first time)."""
-        log = list(getattr(state, "log", []) or [])
+        # Only the lines this player reads: a line addressed to another seat stays off this screen.
+        log = list(state.log_for(player) if hasattr(state, "log_for") else getattr(state, "log", []) or [])
         start = self._seen.get(player, 0)
         if start > len(log):
             start = 0

@@ -341,6 +341,9 @@ def make_log(game: Any, record: GameRecord, game_path: str | None = None) -> dic
         "agents": list(record.agents),
         "actions": _norm(record.actions),
         "result": None if record.error else {"scores": record.scores, "winners": record.winners},
+        # A replay log holds the seed and every action, so every secret of the game: it is for
+        # replays and referees, not for a seat (a seat's own log is `State.log_for(player)`).
+        "secrets": "all",
     }
     house = list(getattr(game, "house", None) or [])
     if house:

@@ -1,0 +1,289 @@
+"""What each player knows: who sees a zone, a card, a var, a token count or a log line.
+
+Plain functions over the compiled game and a ``GameState``. Views, observations, information
+states and resampled states are all built from the same few questions (``zone_visible``,
+``card_visible``, ``reads``), so a secret kept in one place is kept in all of them.
+
+Knowledge of cards lives in ``GameState.known``: card id (as text) -> a bit mask of the players
+who know that card beyond what its zone shows (they looked at it, or saw it before it moved
+somewhere they cannot see). A shuffle clears it for the cards shuffled.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from .state import MASK64, GameState, rng_next, rng_shuffle
+
+if TYPE_CHECKING:
+    from .compiler import CompiledGame
+
+EVERYONE = None  # the audience of a log line everyone reads
+HIDDEN_CHOICE = "{player} makes a choice"
+
+
+def zone_visible(g: CompiledGame, key: str, player: int) -> bool:
+    """Whether a player sees the cards of a zone (by its key: `name` or `name#owner`)."""
+    name, _, owner = key.partition("#")
+    decl = g.zone_decls.get(name)
+    if decl is None:  # the box: cards out of the game, seen by nobody
+        return False
+    vis = decl[1]
+    return vis == "public" or (vis == "owner" and owner != "" and int(owner) == player)
+
+
+def viewers(g: CompiledGame, key: str, players: int) -> int:
+    """The bit mask of the players who see a zone's cards (remembered per game)."""
+    cache = g.viewer_cache
+    mask = cache.get((key, players))
+    if mask is None:
+        mask = sum(1 << p for p in range(players) if zone_visible(g, key, p))
+        cache[(key, players)] = mask
+    return mask
+
+
+def card_visible(g: CompiledGame, s: GameState, card: int, player: int) -> bool:
+    """Whether a player knows which card this is, where it lies now."""
+    if zone_visible(g, s.where[card], player):
+        return True
+    return bool(s.known.get(str(card), 0) >> player & 1)
+
+
+def reads(entry: list, player: int) -> bool:
+    """Whether a player reads a log entry ([kind, player, text] or [..., audience])."""
+    return len(entry) < 4 or entry[3] is None or player in entry[3]
+
+
+def log_for(s: GameState, player: int) -> list[list]:
+    """The log entries a player reads, in order (their own simultaneous part included)."""
+    out = [e for e in s.log if reads(e, player)]
+    for b in s.branches:
+        if b.player == player:
+            out += [e for e in b.log if reads(e, player)]
+    return out
+
+
+def var_visible(g: CompiledGame, name: str, owner: int | None, player: int) -> bool:
+    vis = g.var_visibility.get(name, "public")
+    return vis == "public" or (vis == "owner" and owner == player)
+
+
+def token_visible(g: CompiledGame, token: str, holder: str, player: int) -> bool:
+    """Whether a player sees how many tokens of a kind a holder has."""
+    vis = g.token_visibility.get(token, "public")
+    if vis == "public":
+        return True
+    if vis == "hidden" or holder == "supply":  # the supply would give the others' amounts away
+        return False
+    return holder == f"p{player}" or not holder.startswith("p")
+
+
+# ---- the view --------------------------------------------------------------------------------
+
+
+def view(g: CompiledGame, s: GameState, player: int, decision: dict | None) -> dict:  # noqa: C901
+    """What one player may see, as JSON-able data; nothing else goes in."""
+    # While players choose at the same time, nobody sees what the others have done so far:
+    # the others' own things are shown as they were when the choosing began.
+    shown = {b.player: b.shown for b in s.branches if b.player != player}
+    secret = set(shown)
+    zones = {}
+    for name, (per_player, vis) in g.zone_decls.items():
+        keys = [(f"{name}#{p}", p) for p in range(s.num_players)] if per_player else [(name, None)]
+        for key, owner in keys:
+            cards = s.zones[key]
+            visible = zone_visible(g, key, player) and owner not in secret
+            entry: dict[str, Any] = {
+                "visibility": vis, "owner": owner,
+                "count": shown[owner]["zones"].get(key, 0) if owner in secret else len(cards),
+                "cards": [card_text(g, s, c, player) for c in cards] if visible else None,
+            }
+            if not visible and owner not in secret:
+                known = [[i, card_text(g, s, c, player)] for i, c in enumerate(cards)
+                         if s.known.get(str(c), 0) >> player & 1]
+                if known:
+                    entry["known"] = known
+            if visible and name in g.zone_grids:  # where each card lies: [row, column, facing]
+                entry["cells"] = [list(s.cells[str(c)]) for c in cards]
+            zones[key] = entry
+    tokens: dict[str, dict] = {}
+    token_counts = {k: v for k, v in s.tokens.items() if not any(k.startswith(f"p{p}|") for p in secret)}
+    for p in secret:
+        token_counts.update(shown[p]["tokens"])
+    for key, count in token_counts.items():
+        if not count:
+            continue
+        holder, token, side = key.split("|")
+        if not token_visible(g, token, holder, player):
+            continue
+        if holder.startswith("c") and not card_visible(g, s, int(holder[1:]), player):
+            continue  # tokens on a card nobody shows would name the card
+        label = holder_label(g, holder)
+        entry = tokens.setdefault(label, {})
+        if len(g.token_sides[token]) > 1:
+            entry.setdefault(token, {})[side] = count
+        else:
+            entry[token] = count
+    values: dict[str, Any] = {}
+    for name, (per, _) in g.var_inits.items():
+        if per == "player":
+            values[name] = {g.player_name(p): _shown_value(g, s, name, shown[p]["vars"][f"{name}#{p}"]
+                                                           if p in secret else s.vars[f"{name}#{p}"], player)
+                            for p in range(s.num_players) if var_visible(g, name, p, player)}
+        elif per is None and var_visible(g, name, None, player):
+            values[name] = _shown_value(g, s, name, s.vars[name], player)
+    return {
+        "game": g.title, "players": s.num_players, "you": player, "active_player": s.active,
+        "round": s.round, "turn": s.turn, "zones": zones, "tokens": tokens, "vars": values,
+        "modifiers": [x.name for x in s.lasting], "decision": decision, "over": s.over,
+        "log": [e[2] for e in log_for(s, player)[-30:]],
+    }
+
+
+def _shown_value(g: CompiledGame, s: GameState, name: str, value: Any, player: int) -> Any:
+    """A var's value as a player sees it: cards by name, or "?" for a card they do not know."""
+    kind = g.var_card_types.get(name)
+    if kind is None:
+        return value
+
+    def one(c):
+        if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < len(g.card_names):
+            return c
+        return g.card_names[c] if card_visible(g, s, c, player) else "?"
+    if kind == "card":
+        return one(value)
+    return [one(c) for c in value] if isinstance(value, list) else value
+
+
+def card_text(g: CompiledGame, s: GameState, card: int, player: int | None = None) -> str:
+    name = g.card_names[card]
+    on_card = []
+    for t in g.token_sides:
+        if player is not None and not token_visible(g, t, f"c{card}", player):
+            continue
+        n = sum(s.tokens.get(f"c{card}|{t}|{sd}", 0) for sd in g.token_sides[t])
+        if n:
+            on_card.append(f"{n} {t}")
+    return f"{name} (+{', '.join(on_card)})" if on_card else name
+
+
+def holder_label(g: CompiledGame, key: str) -> str:
+    if key == "supply":
+        return "the supply"
+    if key.startswith("p"):
+        return g.player_name(int(key[1:]))
+    if key.startswith("c"):
+        return g.card_names[int(key[1:])]
+    return key[2:] if key.startswith("m:") else key
+
+
+# ---- information states -------------------------------------------------------------------
+
+
+def information_state(g: CompiledGame, s: GameState, player: int, decision: dict | None) -> str:
+    """A canonical text, equal for two states exactly when the player cannot tell them apart:
+    what they see now (the view, without its short log), every log line and choice they read,
+    and their own actions."""
+    v = view(g, s, player, decision)
+    v.pop("log")
+    own = [a[1] for a in s.actions if a[0] == player]
+    for b in s.branches:
+        if b.player == player:
+            own += [a[1] for a in b.actions]
+    doc = {"view": v, "log": [[e[0], e[1], e[2]] for e in log_for(s, player)], "mine": own}
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
+
+
+# ---- resampling ---------------------------------------------------------------------------
+
+
+def unknown_cards(g: CompiledGame, s: GameState, player: int) -> list[int]:
+    """The cards a player does not know, in zone order (their places are what they know of them)."""
+    secret = {b.player for b in s.branches if b.player != player}
+    out = []
+    for key, cards in s.zones.items():
+        owner = key.partition("#")[2]
+        frozen = owner != "" and int(owner) in secret  # shown as it was: leave it alone
+        if frozen:
+            continue
+        for c in cards:
+            if not card_visible(g, s, c, player):
+                out.append(c)
+    return out
+
+
+def resample(g: CompiledGame, s: GameState, player: int, seed: int) -> GameState:
+    """A full state consistent with what the player knows: the cards they do not know dealt again
+    among the places they cannot see (each kind of card among the places of its kind), every
+    reference to a card following its place, and a fresh random generator."""
+    t = s.copy()
+    rng = (int(seed) * 0x9E3779B97F4A7C15 + 0x5851F42D4C957F2D) & MASK64
+    rng, _ = rng_next(rng)
+    by_kind: dict[str, list[int]] = {}
+    for c in unknown_cards(g, s, player):
+        by_kind.setdefault(g.card_kinds[c], []).append(c)
+    mapping: dict[int, int] = {}
+    for kind in sorted(by_kind):
+        old = by_kind[kind]
+        new = old[:]
+        rng = rng_shuffle(rng, new)
+        mapping.update({a: b for a, b in zip(old, new, strict=True) if a != b})
+    t.rng = rng
+    if mapping:
+        _rename_cards(g, t, mapping)
+    return t
+
+
+def _rename_cards(g: CompiledGame, t: GameState, mapping: dict[int, int]) -> None:
+    """Put card mapping[x] where x was, and let every reference to x point at it."""
+    def card(x):
+        return mapping.get(x, x) if type(x) is int else x
+
+    def deep(v):
+        if type(v) is int:
+            return mapping.get(v, v)
+        if isinstance(v, list):
+            return [deep(x) for x in v]
+        return v
+    for key, cards in t.zones.items():
+        t.zones[key] = [card(c) for c in cards]
+    for key, cards in t.zones.items():
+        for c in cards:
+            t.where[c] = key
+    t.known = {str(card(int(k))): v for k, v in t.known.items()}
+    t.cells = {str(card(int(k))): v for k, v in t.cells.items()}  # where cards lie on grids
+    t.tokens = {_rename_holder(k, mapping): v for k, v in t.tokens.items()}
+    t.vars = {_rename_var(k, mapping): v for k, v in t.vars.items()}
+    # Values that may hold cards (vars, locals, pending choices) are renamed only where they are
+    # typed as cards; a number that merely equals a card id is left alone.
+    for k in list(t.vars):
+        if k.split("#")[0].split("@")[0] in g.var_card_types:
+            t.vars[k] = deep(t.vars[k])
+    stacks = [t.stack] + [b.stack for b in t.branches]
+    for stack in stacks:
+        for f in stack:
+            typed = g.card_locals.get(f.code, ())
+            for name in list(f.locals):
+                if name in typed:
+                    f.locals[name] = deep(f.locals[name])
+    for stack, pending in [(t.stack, t.pending)] + [(b.stack, b.pending) for b in t.branches]:
+        if pending is not None and stack:
+            op = g.codes[stack[-1].code][stack[-1].pc]
+            if getattr(op, "cards", False):
+                pending.values = [card(v) for v in pending.values]
+
+
+def _rename_holder(key: str, mapping: dict[int, int]) -> str:
+    if key.startswith("c"):
+        holder, _, rest = key.partition("|")
+        c = int(holder[1:])
+        return f"c{mapping.get(c, c)}|{rest}"
+    return key
+
+
+def _rename_var(key: str, mapping: dict[int, int]) -> str:
+    if "@" in key:
+        name, _, c = key.partition("@")
+        return f"{name}@{mapping.get(int(c), int(c))}"
+    return key

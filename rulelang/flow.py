@@ -1,0 +1,518 @@
+"""The information-flow check: no rule sends a value to readers who may not see it.
+
+Every expression gets a *label*: who may read its value. ``None`` is everyone (public); a
+frozenset names the players who may, each written as the text of a player expression in the
+rule (``p``, ``first(players)``); the empty set is nobody (hidden). Joining two labels keeps the
+readers both allow. Labels come from declarations (a zone's, var's or token's visibility) and flow
+through expressions, `let`s, loops, choices and procedure calls (each call is followed with its
+arguments' labels and names).
+
+Sinks, each with an audience: a `log` line (everyone, or its `to`), a prompt (everyone), a choice
+label (everyone when the choice is public; the chooser when it picks among things others cannot
+see), a `set` of a var (the var's readers), an amount of tokens or cards moved (everyone sees
+counts). A value whose label does not let the whole audience read it is an error (E400) at the
+sink. Card values become readable as the rules show them: moving cards to a zone adds the zone's
+readers, `reveal` adds its audience, `draw ... as x` gives x the destination's readers.
+
+Implicit flows (a sink inside an `if`, loop or choice whose condition reads a secret) are
+warnings (W200, from `rulelang validate`): rules often act publicly on a secret they thereby
+reveal on purpose ("if the card drawn is an event, resolve it").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from . import nodes as n
+from .checker import Program
+from .diagnostics import Diagnostic
+
+Label = frozenset | None
+PUBLIC: Label = None
+HIDDEN: Label = frozenset()
+EVERYONE = ("everyone",)
+
+_TOKEN_VERBS = {"gain": ("holder", "source"), "pay": ("holder", "target"), "flip": ("holder",)}
+MAX_CALL_DEPTH = 40
+
+
+def join(a: Label, b: Label) -> Label:
+    """The readers allowed by both."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a & b
+
+
+def union(a: Label, b: Label) -> Label:
+    """The readers allowed by either (after a value is shown to more people)."""
+    if a is None or b is None:
+        return None
+    return a | b
+
+
+def allowed(label: Label, audience: tuple) -> bool:
+    if label is None:
+        return True
+    return audience[0] == "player" and audience[1] in label
+
+
+def describe(label: Label) -> str:
+    if label is None:
+        return "everyone"
+    if not label:
+        return "nobody"
+    return " and ".join(f"`{k}`" for k in sorted(label))
+
+
+def audience_text(audience: tuple) -> str:
+    if audience[0] == "player":
+        return f"`{audience[1]}`"
+    return "every player" if audience == EVERYONE else "several players"
+
+
+@attrs.define
+class _Ctx:
+    env: dict  # local name -> label
+    subst: dict  # parameter name -> the caller's text for it
+    shown: dict  # text of an expression (a zone, a card) -> label after a reveal or a move
+    pc: Label = None  # the readers of the conditions the statement runs under
+    depth: int = 0
+
+    def fork(self) -> _Ctx:
+        return _Ctx(dict(self.env), self.subst, dict(self.shown), self.pc, self.depth)
+
+
+class _Flow:
+    def __init__(self, p: Program):
+        self.p = p
+        self.errors: dict[tuple, Diagnostic] = {}
+        self.warnings: dict[tuple, Diagnostic] = {}
+        self.done: set = set()
+        self.running: list[str] = []
+        self.define_memo: dict = {}
+        self.define_busy: set = set()
+        self.zone_vis = {z.name: next((nm for nm, _, _ in z.props if nm in ("public", "owner", "hidden")),
+                                      "public") for z in p.zones.values()}
+        self.token_vis = {t.name: next((nm for nm, _, _ in t.props if nm in ("public", "owner", "hidden")),
+                                       "public") for t in p.tokens.values()}
+
+    # ---- reporting
+    def error(self, pos: n.Pos, msg: str, hint: str | None = None) -> None:
+        self.errors.setdefault((pos.file, pos.line, pos.col), Diagnostic("E400", msg, pos, hint))
+
+    def warn(self, pos: n.Pos, msg: str) -> None:
+        self.warnings.setdefault((pos.file, pos.line, pos.col), Diagnostic("W200", msg, pos))
+
+    def sink(self, ctx: _Ctx, e, audience: tuple, what: str, pos: n.Pos | None = None,
+             implicit: bool = True) -> None:
+        label = self.label(e, ctx)
+        where = pos or e.pos
+        if not allowed(label, audience):
+            self.error(where, f"{what} shows {self.culprit(e, ctx, audience)} to {audience_text(audience)}; "
+                              f"only {describe(label)} may see it",
+                       "address it to those who may see it (`log to p`), declare the value as seen "
+                       "by them, or `reveal` the cards first")
+        elif implicit and not allowed(ctx.pc, audience):
+            self.warn(where, f"{what} runs under a condition {audience_text(audience)} may not see "
+                             f"(only {describe(ctx.pc)} may): that it runs tells them about it")
+
+    def culprit(self, e, ctx: _Ctx, audience: tuple) -> str:
+        """The smallest part of `e` that its audience may not read, as text."""
+        best = e
+        for part in _parts(e):
+            if not allowed(self.label(part, ctx), audience):
+                best = part
+        text = _key(best, {})
+        return f"`{text}`" if text else "a value"
+
+    # ---- labels of expressions
+    def key(self, e, ctx: _Ctx) -> str | None:
+        return _key(e, ctx.subst)
+
+    def player_label(self, e, ctx: _Ctx) -> Label:
+        """The readers of a value owned by the player `e`: that player, if who it is is public."""
+        k = self.key(e, ctx)
+        if k is None or self.label(e, ctx) is not None:
+            return HIDDEN
+        return frozenset({k})
+
+    def zone_label(self, e, ctx: _Ctx) -> Label:
+        """Who sees the cards of a zone expression (a Name or `p.zone`)."""
+        k = self.key(e, ctx)
+        if k is not None and k in ctx.shown:
+            return ctx.shown[k]
+        if isinstance(e, n.Name):
+            cat = self.p.resolved.get(id(e), ("",))[0]
+            if cat == "zone":
+                return PUBLIC if self.zone_vis.get(e.id) == "public" else HIDDEN
+            if cat == "builtin" and e.id == "box":
+                return HIDDEN
+            return self.label(e, ctx)
+        if isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone":
+            vis = self.zone_vis.get(e.name, "public")
+            if vis == "public":
+                return self.label(e.obj, ctx)
+            return self.player_label(e.obj, ctx) if vis == "owner" else HIDDEN
+        return self.label(e, ctx)
+
+    def label(self, e, ctx: _Ctx) -> Label:  # noqa: C901 - one dispatch over expression kinds
+        k = self.key(e, ctx)
+        if k is not None and k in ctx.shown:
+            return ctx.shown[k]
+        if isinstance(e, n.Lit):
+            return PUBLIC
+        if isinstance(e, n.Template):
+            return self.join_all([p for p in e.parts if not isinstance(p, str)], ctx)
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("local", e.id))
+            if cat in ("local", "bind"):
+                return ctx.env.get(name, PUBLIC)
+            if cat == "var":
+                decl = self.p.vars.get(name)
+                return HIDDEN if decl is not None and decl.visibility != "public" else PUBLIC
+            if cat == "zone" or (cat == "builtin" and name == "box"):
+                return self.zone_label(e, ctx)
+            if cat == "define":
+                return self.define_label(name, [], ctx)
+            return PUBLIC
+        if isinstance(e, n.Attr):
+            cat, name = self.p.resolved.get(id(e), ("", e.name))
+            obj = self.label(e.obj, ctx)
+            if cat == "pvar":
+                vis = self.var_vis(name)
+                if vis == "public":
+                    return obj
+                return self.player_label(e.obj, ctx) if vis == "owner" else HIDDEN
+            if cat == "pzone":
+                return self.zone_label(e, ctx)
+            if cat == "tokens":
+                vis = self.token_vis.get(name, "public")
+                if vis == "public":
+                    return obj
+                if vis == "owner" and self.p.types.get(id(e.obj)) == "player":
+                    return self.player_label(e.obj, ctx)
+                return obj if vis == "owner" else HIDDEN
+            if cat == "cvar":
+                vis = self.var_vis(name)
+                return HIDDEN if vis == "hidden" else obj
+            return obj
+        if isinstance(e, n.Call):
+            cat = self.p.resolved.get(id(e), ("builtin",))[0]
+            if cat == "define":
+                return self.define_label(e.func, list(e.args), ctx)
+            if e.func == "count" and len(e.args) == 1 and self.p.types.get(id(e.args[0])) == "zone":
+                a = e.args[0]
+                return self.label(a.obj, ctx) if isinstance(a, n.Attr) else PUBLIC  # counts are seen
+            return self.join_all(list(e.args) + [v for _, v in e.kwargs], ctx)
+        if isinstance(e, n.Gen):
+            inner = ctx.fork()
+            _forget(inner, e.var)
+            src = self.label(e.source, ctx)
+            inner.env[e.var] = src
+            out = src
+            for part in (e.cond, e.elem):
+                if part is not None:
+                    out = join(out, self.label(part, inner))
+            return out if out is None else frozenset(x for x in out if x != e.var)
+        if isinstance(e, n.MapLit):
+            return self.join_all([v for _, v in e.items], ctx)
+        return self.join_all(list(_parts(e)), ctx)
+
+    def join_all(self, parts: list, ctx: _Ctx) -> Label:
+        out: Label = PUBLIC
+        for part in parts:
+            out = join(out, self.label(part, ctx))
+        return out
+
+    def var_vis(self, name: str) -> str:
+        decl = self.p.vars.get(name)
+        return decl.visibility if decl is not None else "public"
+
+    def define_label(self, name: str, args: list, ctx: _Ctx) -> Label:
+        d = self.p.defines.get(name)
+        if d is None or name in self.define_busy or ctx.depth > MAX_CALL_DEPTH:
+            return HIDDEN if d is None else PUBLIC
+        params = [prm.name for prm in (d.params or ())]
+        arg_labels = tuple(self.label(a, ctx) for a in args)
+        arg_keys = tuple(self.key(a, ctx) for a in args)
+        shown = tuple(sorted((k, tuple(sorted(v)) if v is not None else None) for k, v in ctx.shown.items()))
+        memo_key = (name, arg_labels, arg_keys, shown)
+        if memo_key in self.define_memo:
+            return self.define_memo[memo_key]
+        self.define_busy.add(name)
+        inner = _Ctx(dict(zip(params, arg_labels, strict=False)),
+                     {p: (k if k is not None else f"${p}") for p, k in zip(params, arg_keys, strict=False)},
+                     ctx.shown, PUBLIC, ctx.depth + 1)
+        try:
+            result = self.label(d.value, inner)
+        finally:
+            self.define_busy.discard(name)
+        self.define_memo[memo_key] = result
+        return result
+
+    # ---- statements
+    def block(self, stmts, ctx: _Ctx) -> None:
+        for s in stmts:
+            self.stmt(s, ctx)
+
+    def branches(self, bodies: list, ctx: _Ctx, pc: Label) -> None:
+        """Run each body from the same context; afterwards a local is as secret as in any of them."""
+        outs = []
+        for body in bodies:
+            inner = ctx.fork()
+            inner.pc = join(ctx.pc, pc)
+            self.block(body, inner)
+            outs.append(inner)
+        for name in set().union(*(o.env for o in outs)) if outs else ():
+            label = ctx.env.get(name, PUBLIC) if len(outs) < 2 else PUBLIC
+            for o in outs:
+                label = join(label, o.env.get(name, ctx.env.get(name, PUBLIC)))
+            ctx.env[name] = label
+        for k in list(ctx.shown) + [k for o in outs for k in o.shown]:
+            values = [o.shown.get(k, ctx.shown.get(k, HIDDEN)) for o in outs]
+            label = values[0] if values else ctx.shown.get(k)
+            for v in values[1:]:
+                label = join(label, v)
+            if label is not None or k in ctx.shown or all(k in o.shown for o in outs):
+                ctx.shown[k] = label
+
+    def stmt(self, s, ctx: _Ctx) -> None:  # noqa: C901 - one dispatch over statement kinds
+        bound = getattr(s, "var", None) or (s.name if isinstance(s, n.Let) else None)
+        if bound:  # a local takes a new value: what was shown of the old one says nothing now
+            _forget(ctx, bound)
+        if isinstance(s, n.Let):
+            ctx.env[s.name] = self.label(s.value, ctx)
+        elif isinstance(s, n.Set):
+            self.set_stmt(s, ctx)
+        elif isinstance(s, n.Verb):
+            self.verb(s, ctx)
+        elif isinstance(s, n.Log):
+            audience = EVERYONE
+            if s.audience is not None:
+                k = self.key(s.audience, ctx)
+                if self.p.types.get(id(s.audience)) == "player" and k is not None:
+                    audience = ("player", k)
+                else:
+                    audience = ("some",)
+            self.sink(ctx, s.text, audience, "this log line", s.pos)
+        elif isinstance(s, n.If):
+            pc: Label = PUBLIC
+            bodies = []
+            for cond, body in s.branches:
+                pc = join(pc, self.label(cond, ctx))
+                bodies.append(body)
+            bodies.append(s.orelse or ())
+            self.branches(bodies, ctx, pc)
+        elif isinstance(s, n.For):
+            ctx.env[s.var] = self.label(s.source, ctx)
+            self.branches([s.body, ()], ctx, PUBLIC)
+        elif isinstance(s, n.While):
+            self.branches([s.body, ()], ctx, self.label(s.cond, ctx))
+        elif isinstance(s, n.Repeat):
+            self.branches([s.body, ()], ctx, self.label(s.count, ctx))
+        elif isinstance(s, (n.Simul, n.Turn, n.Round)):
+            if isinstance(s, n.Simul):
+                ctx.env[s.var] = PUBLIC
+            self.block(s.body, ctx)
+        elif isinstance(s, n.Pick):
+            self.pick(s, ctx)
+        elif isinstance(s, n.Menu):
+            if s.prompt is not None:
+                self.sink(ctx, s.prompt, EVERYONE, "this prompt")
+            pc = PUBLIC
+            for o in s.options:
+                self.sink(ctx, o.label, EVERYONE, "this option (everyone reads the choice made)")
+                if o.when is not None:
+                    pc = join(pc, self.label(o.when, ctx))
+            self.branches([o.body for o in s.options], ctx, pc)
+        elif isinstance(s, n.May):
+            self.sink(ctx, s.prompt, EVERYONE, "this question")
+            self.branches([s.body, ()], ctx, PUBLIC)
+        elif isinstance(s, n.Emit):
+            for a in s.args:
+                self.label(a, ctx)
+
+    def set_stmt(self, s: n.Set, ctx: _Ctx) -> None:
+        t = s.target
+        base = t.obj if isinstance(t, n.Index) else t
+        cat, name = self.p.resolved.get(id(base), ("local", getattr(base, "id", "")))
+        value = self.label(s.value, ctx)
+        if isinstance(t, n.Index):
+            value = join(value, self.label(t.index, ctx))
+        if cat == "local":
+            old = ctx.env.get(name, PUBLIC) if (s.op != "=" or isinstance(t, n.Index)) else PUBLIC
+            ctx.env[name] = join(old, value)
+            return
+        vis = self.var_vis(name)
+        if vis == "hidden":
+            return
+        if cat == "pvar" and vis == "owner":
+            audience = ("player", self.key(base.obj, ctx) or "?")
+        elif cat == "cvar" and vis == "owner":
+            return  # read by whoever sees the card: nothing to check without knowing where it lies
+        else:
+            audience = EVERYONE
+        what = f"setting `{name}` (seen by {audience_text(audience)})"
+        self.sink(ctx, s.value, audience, what, s.pos, implicit=False)
+        if isinstance(t, n.Index):
+            self.sink(ctx, t.index, audience, what, s.pos, implicit=False)
+
+    def pick(self, s: n.Pick, ctx: _Ctx) -> None:
+        if s.prompt is not None:
+            self.sink(ctx, s.prompt, EVERYONE, "this prompt")
+        element = self.label(s.source, ctx)
+        chooser = self.key(s.by, ctx) if s.by is not None else None
+        if element is None:
+            ctx.env[s.var] = PUBLIC
+            if s.label is not None:
+                self.sink(ctx, s.label, EVERYONE, "this choice label (the choice is public)")
+        elif chooser is not None and self.label(s.by, ctx) is None:
+            who = ("player", chooser)
+            if not allowed(element, who):
+                self.error(s.source.pos, f"this choice shows `{chooser}` things they may not see "
+                                         f"(only {describe(element)} may)",
+                           "`reveal` them to the chooser first, or let them choose blind by number")
+            ctx.env[s.var] = union(element, frozenset({chooser}))
+            if s.label is not None:
+                self.sink(ctx, s.label, who, "this choice label (only the chooser reads it)")
+        else:
+            ctx.env[s.var] = element
+        if s.cond is not None:
+            inner = join(ctx.pc, self.label(s.cond, ctx))
+            if not allowed(inner, EVERYONE) and element is None:
+                self.warn(s.cond.pos, f"which things may be chosen depends on what only {describe(inner)} "
+                                      "may see, and the options are read by everyone")
+
+    def verb(self, s: n.Verb, ctx: _Ctx) -> None:  # noqa: C901
+        cat, name = self.p.resolved.get(id(s), ("effect", s.name))
+        if cat == "proc":
+            self.call(name, list(s.args), ctx)
+            return
+        clauses = dict(s.clauses)
+        if name in _TOKEN_VERBS and s.args:
+            token = s.unit or (s.args[1].id if len(s.args) > 1 and isinstance(s.args[1], n.Name) else "")
+            vis = self.token_vis.get(token, "public")
+            if vis == "hidden":
+                return
+            holders = [clauses.get(w) for w in ("to", "from") if clauses.get(w) is not None]
+            audiences = []
+            for h in holders:
+                if vis == "owner" and self.p.types.get(id(h)) == "player":
+                    audiences.append(("player", self.key(h, ctx) or "?"))
+                elif vis == "public" or self.p.types.get(id(h)) != "player":
+                    audiences.append(EVERYONE)
+            for audience in audiences or [EVERYONE]:
+                self.sink(ctx, s.args[0], audience, f"this amount of {token} (seen by {audience_text(audience)})",
+                          implicit=False)
+            return
+        if name == "draw" and s.args:
+            self.sink(ctx, s.args[0], EVERYONE, "this number of cards drawn (everyone sees counts)", implicit=False)
+            dst, bind = clauses.get("to"), clauses.get("as")
+            if dst is not None and isinstance(bind, n.Name):
+                ctx.env[bind.id] = self.zone_label(dst, ctx)
+            return
+        if name == "move" and s.args:
+            dst = clauses.get("to")
+            if dst is not None and self.p.types.get(id(s.args[0])) != "zone":
+                self.shown(s.args[0], self.zone_label(dst, ctx), ctx)
+            return
+        if name == "reveal" and s.args:
+            to = clauses.get("to")
+            if to is None:
+                readers: Label = PUBLIC
+            elif self.p.types.get(id(to)) == "player" and self.key(to, ctx) is not None:
+                readers = frozenset({self.key(to, ctx)})
+            else:
+                readers = HIDDEN
+            self.shown(s.args[0], readers, ctx)
+
+    def shown(self, e, readers: Label, ctx: _Ctx) -> None:
+        """Cards (a local, a zone, an expression) are now also seen by `readers`."""
+        before = self.label(e, ctx)
+        after = union(before, readers)
+        if isinstance(e, n.Name) and self.p.resolved.get(id(e), ("local",))[0] in ("local", "bind"):
+            ctx.env[e.id] = after
+            return
+        k = self.key(e, ctx)
+        if k is not None:
+            ctx.shown[k] = after
+
+    def call(self, name: str, args: list, ctx: _Ctx) -> None:
+        proc = self.p.procs.get(name)
+        if proc is None or name in self.running or ctx.depth > MAX_CALL_DEPTH:
+            return
+        params = [prm.name for prm in proc.params]
+        labels = tuple(self.label(a, ctx) for a in args)
+        keys = tuple(self.key(a, ctx) for a in args)
+        memo = (name, labels, keys)
+        if memo in self.done:
+            return
+        self.done.add(memo)
+        inner = _Ctx(dict(zip(params, labels, strict=False)),
+                     {p: (k if k is not None else f"${p}") for p, k in zip(params, keys, strict=False)},
+                     {}, PUBLIC, ctx.depth + 1)  # implicit flows are reported where they are written
+        self.running.append(name)
+        try:
+            self.block(proc.body, inner)
+        finally:
+            self.running.pop()
+
+    # ---- the whole program
+    def run(self) -> None:
+        p = self.p
+        for decl in (p.setup, p.flow):
+            if decl is not None:
+                self.block(decl.body, _Ctx({}, {}, {}))
+        for t in p.triggers:
+            self.block(t.body, _Ctx({}, {}, {}))
+        for name, proc in p.procs.items():  # also each procedure on its own, with public arguments
+            self.call(name, [n.Name(prm.name, prm.pos) for prm in proc.params], _Ctx({}, {}, {}))
+
+
+def _forget(ctx: _Ctx, name: str) -> None:
+    for k in [k for k in ctx.shown if k == name or k.startswith((f"{name}.", f"{name}["))]:
+        del ctx.shown[k]
+
+
+def _parts(e) -> Iterator:
+    """The expressions directly inside an expression."""
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, tuple):
+            for x in v:
+                if isinstance(x, tuple):
+                    x = x[-1]
+                if attrs.has(type(x)) and not isinstance(x, (n.Pos, n.TypeRef)):
+                    yield x
+        elif attrs.has(type(v)) and not isinstance(v, (n.Pos, n.TypeRef)):
+            yield v
+
+
+def _key(e, subst: dict) -> str | None:
+    """The text of a simple expression (names, attributes, calls, literals), parameters replaced
+    by their callers' text; None for anything else."""
+    if isinstance(e, n.Name):
+        return subst.get(e.id, e.id)
+    if isinstance(e, n.Lit):
+        return repr(e.value)
+    if isinstance(e, n.Attr):
+        inner = _key(e.obj, subst)
+        return None if inner is None else f"{inner}.{e.name}"
+    if isinstance(e, n.Index):
+        a, b = _key(e.obj, subst), _key(e.index, subst)
+        return None if a is None or b is None else f"{a}[{b}]"
+    if isinstance(e, n.Call):
+        args = [_key(a, subst) for a in e.args]
+        return None if None in args or e.kwargs else f"{e.func}({', '.join(args)})"
+    return None
+
+
+def check_flows(p: Program) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """The information-flow errors (E400) and implicit-flow warnings (W200) of a checked program."""
+    f = _Flow(p)
+    f.run()
+    return list(f.errors.values()), list(f.warnings.values())

@@ -1,0 +1,218 @@
+"""What each player knows: visibility of vars and tokens, private looks, log audiences, hidden
+choices, explicit chance, information states and resampling (issue 12)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.agents import RandomAgent
+from interpreter.engine.chance import CHANCE
+
+ROOT = Path(__file__).resolve().parent.parent
+KUHN = ROOT / "examples" / "games" / "kuhn_poker"
+SPIES = ROOT / "examples" / "information"
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    return interpreter.load(str(KUHN))
+
+
+@pytest.fixture(scope="module")
+def spies():
+    return interpreter.load(str(SPIES))
+
+
+def _text(view: dict) -> str:
+    return json.dumps(view, sort_keys=True)
+
+
+# ---- visibility of vars and tokens ---------------------------------------------------------
+
+
+def test_owner_var_and_owner_tokens_are_seen_by_their_player_only(spies):
+    s = spies.new_game(players=3, seed=1)
+    s.set_var("looks", 7, player=1)
+    mine, theirs = s.view(1), s.view(0)
+    assert mine["vars"]["looks"] == {"Player 2": 7}
+    assert "Player 2" not in theirs["vars"]["looks"]
+    assert mine["tokens"]["Player 2"] == {"chip": 5}
+    assert "Player 2" not in theirs["tokens"]
+    assert "the supply" not in theirs["tokens"]  # the supply would give the amounts away
+    s.set_tokens(1, "chip", 9)
+    assert s.view(0) == theirs  # what Player 1 cannot see changed; their view did not
+
+
+def test_vulture_funds_depth_is_hidden_from_every_player():
+    game = interpreter.load(str(ROOT / "games" / "off_plan"), options={"mode": "vulture_funds"})
+    s = game.new_game(players=4, seed=5)
+    assert s.s.vars["vulture_below"] > 0
+    for p in range(4):
+        view = s.view(p)
+        assert "vulture_below" not in view["vars"]
+        assert "vulture_below" not in _text(view)
+        changed = s.clone()
+        changed.set_var("vulture_below", s.s.vars["vulture_below"] + 3)
+        assert changed.view(p) == view
+        assert changed.information_state(p) == s.information_state(p)
+
+
+# ---- private looks, log audiences, hidden choices -----------------------------------------------
+
+
+def _spy_state(spies, seed=2):
+    s = spies.new_game(players=3, seed=seed)
+    s.run_procedure("spy", 0, active=0)
+    s.apply(next(a for a in s.legal_actions(0) if a.label == "Player 3"))
+    return s
+
+
+def test_a_look_shows_the_hand_to_the_spy_only(spies):
+    s = _spy_state(spies)
+    hand = s.s.zones["hand#2"]
+    spy_view, other_view = s.view(0)["zones"]["hand#2"], s.view(1)["zones"]["hand#2"]
+    assert spy_view["cards"] is None
+    assert spy_view["known"] == [[i, spies.card_name(c)] for i, c in enumerate(hand)]
+    assert "known" not in other_view and other_view["cards"] is None
+
+
+def test_log_lines_reach_their_audience_only(spies):
+    s = _spy_state(spies)
+    hand_names = ", ".join(spies.card_name(c) for c in s.s.zones["hand#2"])
+    private = f"Player 3 holds {hand_names}"
+    assert private in [e.text for e in s.log_for(0)]
+    for p in (1, 2):
+        assert private not in [e.text for e in s.log_for(p)]
+        assert private not in _text(s.view(p))
+        assert "Player 1 looks at Player 3's hand" in [e.text for e in s.log_for(p)]
+    full = [e for e in s.log if e.text == private]
+    assert full and full[0].audience == (0,)  # the full log keeps everything, marked
+
+
+def test_others_see_that_a_hidden_card_was_chosen_not_which(spies):
+    s = spies.new_game(players=2, seed=4)
+    s.run_procedure("seer", 0, active=0)
+    chosen = s.legal_actions(0)[0]
+    s.apply(chosen)
+    mine = [e.text for e in s.log_for(0)]
+    theirs = [e.text for e in s.log_for(1)]
+    assert f"Player 1: {chosen.label}" in mine
+    assert f"Player 1: {chosen.label}" not in theirs
+    assert "Player 1 makes a choice" in theirs
+
+
+def test_a_public_choice_is_read_by_everyone(spies):
+    s = spies.new_game(players=2, seed=4)
+    s.run_procedure("spy", 0, active=0)
+    s.apply(s.legal_actions(0)[0])
+    assert "Player 1: Player 2" in [e.text for e in s.log_for(1)]
+
+
+# ---- explicit chance ------------------------------------------------------------------------
+
+
+def test_explicit_chance_deals_kuhn_one_card_at_a_time(kuhn):
+    s = kuhn.new_game(players=2, seed=0, chance="explicit")
+    assert s.is_chance and s.decision.players == (CHANCE,)
+    first = s.chance_outcomes()
+    assert [(a.label, p) for a, p in first] == [("Jack", Fraction(1, 3)), ("Queen", Fraction(1, 3)),
+                                                 ("King", Fraction(1, 3))]
+    s.apply(first[2][0])  # Player 1 gets the King
+    second = s.chance_outcomes()
+    assert [(a.label, p) for a, p in second] == [("Jack", Fraction(1, 2)), ("Queen", Fraction(1, 2))]
+    assert sum(p for _, p in second) == 1
+    s.apply(second[0][0].value)  # a bare outcome is accepted too
+    assert not s.is_chance
+    assert s.decision.players == (0,)
+    assert s.view(0)["zones"]["hand#0"]["cards"] == ["King"]
+    assert s.view(1)["zones"]["hand#1"]["cards"] == ["Jack"]
+
+
+def test_a_chance_outcome_that_is_not_offered_is_refused(kuhn):
+    s = kuhn.new_game(players=2, seed=0, chance="explicit")
+    s.apply(s.chance_outcomes()[0][0])
+    before = s.clone()
+    with pytest.raises(interpreter.engine.api.IllegalAction):
+        s.apply(s.chance_outcomes()[0][0].value - 1 if s.chance_outcomes()[0][0].value else 99)
+    assert s == before
+
+
+def test_seeded_kuhn_deals_all_six_deals_equally_often(kuhn):
+    deals = Counter()
+    for seed in range(6000):
+        s = kuhn.new_game(players=2, seed=seed)
+        deals[(s.s.zones["hand#0"][0], s.s.zones["hand#1"][0])] += 1
+    assert len(deals) == 6
+    expected = 1000
+    chi2 = sum((n - expected) ** 2 / expected for n in deals.values())
+    assert chi2 < 20.5  # 5 degrees of freedom: p = 0.001
+
+
+def test_explicit_mode_plays_a_whole_game_with_the_same_rules(kuhn):
+    s = kuhn.new_game(players=2, seed=0, chance="explicit")
+    agent = RandomAgent(seed=3)
+    while not s.is_over:
+        if s.is_chance:
+            s.apply(s.chance_outcomes()[-1][0])
+        else:
+            s.apply(agent.choose(s, s.decision.players[0]))
+    assert sorted(s.scores()) in ([-1, 1], [-2, 2])
+
+
+def test_explicit_chance_state_saves_and_restores(kuhn):
+    s = kuhn.new_game(players=2, seed=0, chance="explicit")
+    s.apply(s.chance_outcomes()[1][0])
+    back = kuhn.state_from_json(s.to_json())
+    assert back == s and back.is_chance and back.chance_outcomes() == s.chance_outcomes()
+
+
+# ---- information states and resampling ---------------------------------------------------------------
+
+
+def _kuhn_after(kuhn, p0_card, p1_card, moves=()):
+    s = kuhn.new_game(players=2, seed=0, chance="explicit")
+    for name in (p0_card, p1_card):
+        s.apply(next(a for a, _ in s.chance_outcomes() if a.label == name))
+    for label in moves:
+        s.apply(next(a for a in s.legal_actions() if a.label == label))
+    return s
+
+
+def test_information_state_tells_apart_exactly_what_the_player_knows(kuhn):
+    a = _kuhn_after(kuhn, "King", "Jack", ["Bet"])
+    b = _kuhn_after(kuhn, "King", "Queen", ["Bet"])
+    c = _kuhn_after(kuhn, "Queen", "Jack", ["Bet"])
+    d = _kuhn_after(kuhn, "King", "Jack", ["Check"])
+    assert a.information_state(0) == b.information_state(0)  # Player 1 cannot see Player 2's card
+    assert a.information_state(1) != b.information_state(1)
+    assert a.information_state(1) == c.information_state(1)
+    assert a.information_state(0) != d.information_state(0)  # their own action differs
+    assert a.information_state(1) != d.information_state(1)  # Player 2 saw it
+    hash(a.information_state(0))
+
+
+def test_resample_keeps_the_players_information_state(kuhn):
+    s = _kuhn_after(kuhn, "Queen", "King", ["Check"])
+    seen = set()
+    for seed in range(100):
+        r = s.resample(0, seed)
+        assert r.information_state(0) == s.information_state(0)
+        assert r.view(0) == s.view(0)
+        assert [a.label for a in r.legal_actions(1)] == [a.label for a in s.legal_actions(1)]
+        seen.add(r.s.zones["hand#1"][0])
+    assert len(seen) == 2  # Player 2 holds the Jack or the King in the resampled worlds
+    assert s.s.zones["hand#0"] == [1]
+
+
+def test_resample_plays_on(kuhn):
+    s = _kuhn_after(kuhn, "Queen", "King", ["Check"])
+    r = s.resample(0, 7)
+    while not r.is_over:
+        r.apply(r.legal_actions()[0])
+    assert sum(r.scores()) == 0

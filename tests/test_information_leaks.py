@@ -1,0 +1,129 @@
+"""Views never leak: for every game and option set, change only what a player cannot know and
+check that nothing they receive changes (issue 12; rule 6 of the house rules).
+
+At random states of random games, for each player P: deal the cards P does not know again among
+the places P cannot see (swapping places, so every other reference stays put), alter the hidden
+vars, the other players' `owner` vars and `owner` or `hidden` token counts; then P's view, P's
+information state and P's legal action labels must be the same. P's state is also resampled
+(`State.resample`) and must keep P's information state and legal labels.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.agents import RandomAgent
+from interpreter.engine import information
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Every game and option set: (folder, options, player counts).
+CASES = [
+    ("games/off_plan", {}, (2, 4)),
+    ("games/off_plan", {"mode": "vulture_funds"}, (3,)),
+    ("games/off_plan", {"mode": "urban_plan", "outlet": True}, (2,)),
+    ("games/off_plan", {"mode": "solo_vulture"}, (1,)),
+    ("games/off_plan", {"mode": "solo_urbanization"}, (1,)),
+    ("games/off_plan", {"outlet": True}, (3,)),
+    ("games/welcome_to", {}, (2,)),
+    ("games/welcome_to", {"expert": True, "roundabouts": True, "advanced_plans": True}, (3,)),
+    ("games/welcome_to", {"solo": True}, (1,)),
+    ("games/plunderbund", {}, (3,)),
+    ("examples/games/kuhn_poker", {}, (2,)),
+    ("examples/information", {}, (3,)),
+]
+
+
+def _ids(case):
+    path, options, players = case
+    opts = ",".join(f"{k}={v}" for k, v in options.items()) or "default"
+    return f"{Path(path).name}[{opts}]"
+
+
+def _perturb(state, player: int, rng: random.Random):
+    """A copy of `state` that differs from it only in what `player` cannot know."""
+    t = state.clone()
+    s, g = t.s, t.game.compiled
+    unknown = information.unknown_cards(g, s, player)
+    by_kind: dict[str, list[int]] = {}
+    for c in unknown:
+        by_kind.setdefault(g.card_kinds[c], []).append(c)
+    for cards in by_kind.values():  # swap places: each card keeps its own tokens, knowledge, vars
+        places = [(s.where[c], s.zones[s.where[c]].index(c)) for c in cards]
+        shuffled = cards[:]
+        rng.shuffle(shuffled)
+        for (key, i), c in zip(places, shuffled, strict=True):
+            s.zones[key][i] = c
+            s.where[c] = key
+    for name, (per, _) in g.var_inits.items():
+        keys = [name] if per is None else [f"{name}#{p}" for p in range(s.num_players)] if per == "player" else []
+        for key in keys:
+            owner = int(key.split("#")[1]) if "#" in key else None
+            if information.var_visible(g, name, owner, player):
+                continue
+            value = s.vars[key]
+            if isinstance(value, bool):
+                s.vars[key] = not value
+            elif isinstance(value, int):
+                s.vars[key] = value + rng.randint(1, 5)
+    for key in list(s.tokens):
+        holder, token, _ = key.split("|")
+        if holder.startswith("p") and not information.token_visible(g, token, holder, player):
+            give = rng.randint(0, s.tokens.get(f"supply|{token}|{g.token_sides[token][0]}", 0))
+            s.tokens[key] += give
+    return t
+
+
+def _seen(state, player: int):
+    return (state.view(player), state.information_state(player),
+            [a.label for a in state.legal_actions(player)])
+
+
+def _sample_states(game, players: int, seed: int, count: int):
+    s = game.new_game(players=players, seed=seed)
+    agent = RandomAgent(seed=seed)
+    rng = random.Random(seed)
+    marks = sorted(rng.sample(range(1, 120), count))
+    step = 0
+    while not s.is_over and marks:
+        if step == marks[0]:
+            marks.pop(0)
+            yield s.clone()
+        s.apply(agent.choose(s, s.decision.players[0]))
+        step += 1
+    yield s
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_ids(c) for c in CASES])
+def test_what_a_player_cannot_know_leaves_no_trace(case):
+    path, options, counts = case
+    game = interpreter.load(str(ROOT / path), options=options)
+    rng = random.Random(12)
+    for players in counts:
+        for state in _sample_states(game, players, seed=players * 7 + 1, count=3):
+            for p in range(players):
+                seen = _seen(state, p)
+                for _ in range(2):
+                    assert _seen(_perturb(state, p, rng), p) == seen, f"{path} {options}: player {p}"
+                for seed in range(5):
+                    r = state.resample(p, seed)
+                    assert r.information_state(p) == seen[1]
+                    assert [a.label for a in r.legal_actions(p)] == seen[2]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[_ids(c) for c in CASES])
+def test_resampling_a_hundred_times_keeps_what_the_player_knows(case):
+    path, options, counts = case
+    game = interpreter.load(str(ROOT / path), options=options)
+    for players in counts:
+        for state in _sample_states(game, players, seed=players * 11 + 3, count=2):
+            for p in range(players):
+                seen = _seen(state, p)
+                for seed in range(100):
+                    r = state.resample(p, seed)
+                    assert _seen(r, p) == seen
