@@ -122,9 +122,13 @@ class _Flow:
 
     def culprit(self, e, ctx: _Ctx, audience: tuple) -> str:
         """The smallest part of `e` that its audience may not read, as text."""
-        best = e
-        for part in _parts(e):
-            if not allowed(self.label(part, ctx), audience):
+        best, node = e, e
+        while True:  # go down through the parts its audience may not read, to the smallest one
+            part = next((x for x in _parts(node) if not allowed(self.label(x, ctx), audience)), None)
+            if part is None:
+                break
+            node = part
+            if _key(part, {}) is not None:
                 best = part
         text = _key(best, {})
         return f"`{text}`" if text else "a value"
@@ -390,6 +394,9 @@ class _Flow:
     def verb(self, s: n.Verb, ctx: _Ctx) -> None:  # noqa: C901
         cat, name = self.p.resolved.get(id(s), ("effect", s.name))
         if cat == "proc":
+            if ctx.pc is not None:
+                self.warn(s.pos, f"`{name}` runs under a condition only {describe(ctx.pc)} may see: what it "
+                                 "does in public tells the others about it")
             self.call(name, list(s.args), ctx)
             return
         clauses = dict(s.clauses)

@@ -1,0 +1,143 @@
+"""The static information-flow check (rulelang/flow.py): positive and negative cases, with the
+exact messages and positions (E400 refuses the rules; W200 is a warning of `rulelang validate`)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from rulelang.checker import check
+from rulelang.diagnostics import RuleError
+from rulelang.flow import check_flows
+from rulelang.lint import lint
+from rulelang.parser import parse_text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PRELUDE = '''game "T"
+players 2 to 4
+kind gem:
+    value: int
+cards gem (name, value):
+    "Ruby", 5
+    "Opal", 2
+zone bag: hidden
+zone hand per player: owner
+zone table: public
+token coin: supply 20
+token chip: supply 20, owner
+var depth: int = 0, hidden
+var shown_depth: int = 0
+var note per player: int = 0, owner
+var best per player: int = 0
+flow:
+    pass
+'''
+
+
+def _diags(snippet: str):
+    module = parse_text(PRELUDE + snippet, "t.rules")
+    try:
+        program = check([module], {"t.rules": PRELUDE + snippet})
+    except RuleError as err:
+        return [(d.code, d.pos.line - PRELUDE.count("\n"), d.pos.col, d.message) for d in err.diagnostics]
+    return [(d.code, d.pos.line - PRELUDE.count("\n"), d.pos.col, d.message) for d in check_flows(program)[1]]
+
+
+LEAKS = [
+    # (snippet, line, column, exact message)
+    ("procedure f(p: player):\n    log \"{depth}\"\n", 2, 5,
+     "this log line shows `depth` to every player; only nobody may see it"),
+    ("procedure f(p: player):\n    log \"{p} holds {p.hand}\"\n", 2, 5,
+     "this log line shows `p.hand` to every player; only `p` may see it"),
+    ("procedure f(p: player, q: player):\n    log to q \"{p.note}\"\n", 2, 5,
+     "this log line shows `p.note` to `q`; only `p` may see it"),
+    ("procedure f(p: player):\n    set shown_depth = depth + 1\n", 2, 5,
+     "setting `shown_depth` (seen by every player) shows `depth` to every player; only nobody may see it"),
+    ("procedure f(p: player):\n    set p.best = count(g in p.hand where g.value > 3)\n", 2, 5,
+     "setting `best` (seen by every player) shows `p.hand` to every player; only `p` may see it"),
+    ("procedure f(p: player):\n    gain p.note coin to p\n", 2, 10,
+     "this amount of coin (seen by every player) shows `p.note` to every player; only `p` may see it"),
+    ("procedure f(p: player):\n    choose g in p.hand by p prompt \"Play {first(p.hand).name}?\"\n", 2, 36,
+     "this prompt shows `p.hand` to every player; only `p` may see it"),
+    ("procedure f(p: player, q: player):\n    choose g in q.hand by p\n", 2, 17,
+     "this choice shows `p` things they may not see (only `q` may)"),
+    ("procedure f(p: player):\n    choose g in table by p label \"{g.name} {depth}\"\n", 2, 34,
+     "this choice label (the choice is public) shows `depth` to every player; only nobody may see it"),
+    ("procedure f(p: player):\n    draw 1 from bag to p.hand as got\n    log \"{p} draws {got}\"\n", 3, 5,
+     "this log line shows `got` to every player; only `p` may see it"),
+    ("procedure f(p: player):\n    choose by p:\n        option \"Say {p.chip}\":\n            pass\n", 3, 16,
+     "this option (everyone reads the choice made) shows `p.chip` to every player; only `p` may see it"),
+    ("define secret_sum(p: player) = sum(g.value for g in p.hand)\n"
+     "procedure f(p: player):\n    log \"{secret_sum(p)}\"\n", 3, 5,
+     "this log line shows `secret_sum(p)` to every player; only `p` may see it"),
+    ("procedure tell(p: player, x: int):\n    log \"{x}\"\n"
+     "procedure f(p: player):\n    tell p, p.note\n", 2, 5,
+     "this log line shows `x` to every player; only `p` may see it"),
+]
+
+
+@pytest.mark.parametrize("snippet,line,col,message", LEAKS, ids=[str(i) for i in range(len(LEAKS))])
+def test_a_leak_is_refused_at_its_line(snippet, line, col, message):
+    assert ("E400", line, col, message) in _diags(snippet)
+
+
+FINE = [
+    "procedure f(p: player):\n    log to p \"You hold {p.hand}\"\n",
+    "procedure f(p: player):\n    log \"{p} holds {count(p.hand)} gems\"\n",  # counts are public
+    "procedure f(p: player):\n    set depth = count(right_of(first(bag)))\n",  # hidden into hidden
+    "procedure f(p: player):\n    set p.note = sum(g.value for g in p.hand)\n",  # p's into p's own
+    "procedure f(p: player):\n    choose g in p.hand by p label \"Play {g.name}\"\n    move g to table\n"
+    "    log \"{p} plays {g.name}\"\n",  # shown by moving it to a public zone
+    "procedure f(p: player):\n    reveal p.hand\n    log \"{p} shows {p.hand}\"\n",
+    "procedure f(p: player, q: player):\n    reveal q.hand to p\n    log to p \"{q} holds {q.hand}\"\n",
+    "procedure f(p: player):\n    draw 1 from bag to table as got\n    log \"{p} turns up {got}\"\n",
+    "procedure f(p: player):\n    gain 2 chip to p\n    log to p \"You have {p.chip} chips\"\n",
+    "procedure f(p: player):\n    let x = first(p.hand)\n    let x = first(table)\n    log \"{x.name}\"\n",
+]
+
+
+@pytest.mark.parametrize("snippet", FINE, ids=[str(i) for i in range(len(FINE))])
+def test_flows_to_readers_who_may_see_are_accepted(snippet):
+    assert [d for d in _diags(snippet) if d[0] == "E400"] == []
+
+
+def test_an_implicit_flow_is_a_warning_not_an_error():
+    snippet = "procedure f(p: player):\n    if depth > 3:\n        log \"Deep\"\n"
+    assert _diags(snippet) == [("W200", 3, 9, "this log line runs under a condition every player may not see "
+                                              "(only nobody may): that it runs tells them about it")]
+
+
+def test_the_vulture_funds_leak_is_caught_where_it_is_written(tmp_path):
+    game = tmp_path / "off_plan"
+    shutil.copytree(ROOT / "games" / "off_plan", game)
+    components = game / "components.rules"
+    text = components.read_text()
+    assert "var vulture_below: int = 0, hidden\n" in text
+    components.write_text(text.replace("var vulture_below: int = 0, hidden\n", "var vulture_below: int = 0\n"))
+    with pytest.raises(RuleError) as err:
+        interpreter.load(str(game))
+    [d] = err.value.diagnostics
+    assert (d.code, Path(d.pos.file).name, d.pos.line, d.pos.col) == ("E400", "variants.rules", 23, 5)
+    assert d.message == ("setting `vulture_below` (seen by every player) shows `stand_in` to every "
+                         "player; only nobody may see it")
+    assert "set vulture_below = count(right_of(stand_in))" in str(err.value)
+
+
+def test_the_games_have_no_leaks_and_their_implicit_flows_are_warnings():
+    from rulelang.parser import load_sources
+
+    for name in ("off_plan", "welcome_to", "plunderbund"):
+        modules, sources = load_sources(str(ROOT / "games" / name), [])
+        program = check(modules, sources)  # raises on an E400
+        codes = {d.code for d in lint(program)}
+        assert "E400" not in codes
+    modules, sources = load_sources(str(ROOT / "games" / "off_plan"), [])
+    warnings = [d for d in lint(check(modules, sources)) if d.code == "W200"]
+    # The Vulture Funds card turning up is announced because of the hidden depth: an implicit flow.
+    assert [d.message for d in warnings if Path(d.pos.file).name == "turn.rules" and d.pos.line == 194] == [
+        "`vulture_card_appears` runs under a condition only nobody may see: what it does in public tells the "
+        "others about it"]
