@@ -216,3 +216,40 @@ def test_resample_plays_on(kuhn):
     while not r.is_over:
         r.apply(r.legal_actions()[0])
     assert sum(r.scores()) == 0
+
+
+def test_looking_at_the_top_three_picks_three_cards_not_the_deck(spies):
+    s = spies.new_game(players=2, seed=1, chance="explicit")
+    while s.is_chance:  # the deal: one pick per card dealt
+        s.apply(s.chance_outcomes()[0][0])
+    assert len(s.s.zones["deck"]) == 4 and "deck" in s.s.unordered
+    s.run_procedure("seer", 0, active=0)
+    sizes = []
+    while s.is_chance:
+        outcomes = s.chance_outcomes()
+        sizes.append([p for _, p in outcomes])
+        s.apply(outcomes[-1][0])
+    assert sizes == [[Fraction(1, 4)] * 4, [Fraction(1, 3)] * 3, [Fraction(1, 2)] * 2]
+    assert s.decision.players == (0,) and len(s.legal_actions(0)) == 3
+
+
+@pytest.mark.parametrize("path,options,players", [
+    ("games/off_plan", {"mode": "vulture_funds"}, 3),
+    ("games/welcome_to", {"expert": True}, 2),
+    ("games/plunderbund", {}, 2),
+])
+def test_explicit_chance_plays_every_game_to_its_end(path, options, players):
+    game = interpreter.load(str(ROOT / path), options=options)
+    s = game.new_game(players=players, seed=1, chance="explicit")
+    agent = RandomAgent(seed=2)
+    nodes = 0
+    while not s.is_over:
+        if s.is_chance:
+            outcomes = s.chance_outcomes()
+            assert sum(p for _, p in outcomes) == 1 and all(p > 0 for _, p in outcomes)
+            s.apply(outcomes[nodes % len(outcomes)][0])
+            nodes += 1
+        else:
+            s.apply(agent.choose(s, s.decision.players[0]))
+    assert nodes > 20
+    assert len(s.scores()) == players

@@ -985,7 +985,13 @@ class State:
         if active is not None:
             s.active = active
         s.stack = [Frame(key, 0, dict(zip(params, args, strict=True)))]
-        Machine(self.game.compiled, s).run()
+        s.chance_at, s.tape = None, []
+        start = s.copy() if s.chance == "explicit" else None
+        try:
+            _carry_out(self.game.compiled, s, None)
+        except NeedChance as need:  # explicit chance: the procedure waits for an outcome first
+            start.chance_at = [None, need.key, need.cards]
+            self.s = start
 
     # ---- what a player may see
     def _decision_view(self, player: int) -> dict | None:

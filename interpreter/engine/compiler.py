@@ -18,6 +18,7 @@ from rulelang import registry
 from rulelang.checker import Program, elem_type
 from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
 
+from . import chance
 from .budget import (
     MAX_ITEMS,
     MAX_STEPS_PER_LOAD,
@@ -224,6 +225,20 @@ class _Compiler:
         """Remember that a local of the code being compiled may hold cards."""
         if self.current and (t in ("card", "zone") or t.startswith("list:card")):
             self.card_locals.setdefault(self.current[-1], set()).add(name)
+
+    def zone_prefix(self, zone, call: n.Call) -> Fn:
+        """The top of a zone for `first(z)` or `take(z, k)`: only the places read get their order
+        fixed (explicit chance), so looking at the top 3 of a deck costs 3 picks, not the deck."""
+        key = self.zone_key(zone)
+        count = self.expr(call.args[1]) if call.func == "take" and len(call.args) > 1 else (lambda m, L: 1)
+
+        def prefix(m, L):
+            k = key(m, L)
+            if m.s.unordered and k in m.s.unordered:
+                n_top = count(m, L)
+                chance.resolve(m, k, n_top if isinstance(n_top, int) and not isinstance(n_top, bool) else 0)
+            return m.s.zones[k]
+        return prefix
 
     def raw_zone(self, e) -> Fn | None:
         """A zone read for its cards' count or membership: no order is needed, so none is fixed."""
@@ -683,6 +698,8 @@ class _Compiler:
                 args.append(_cards_of_zones(self.expr(a)))
             elif name == "count" and self.raw_zone(a) is not None:
                 args.append(self.raw_zone(a))
+            elif i == 0 and name in ("first", "take") and self.raw_zone(a) is not None:
+                args.append(self.zone_prefix(a, e))
             else:
                 args.append(self.expr(a))
         pos = e.pos
