@@ -18,24 +18,35 @@ import pytest
 import interpreter
 from interpreter.agents import RandomAgent
 from interpreter.engine import information
+from rulelang.diagnostics import RuleRuntimeError
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Every game and option set: (folder, options, player counts).
-CASES = [
-    ("games/off_plan", {}, (2, 4)),
-    ("games/off_plan", {"mode": "vulture_funds"}, (3,)),
-    ("games/off_plan", {"mode": "urban_plan", "outlet": True}, (2,)),
-    ("games/off_plan", {"mode": "solo_vulture"}, (1,)),
-    ("games/off_plan", {"mode": "solo_urbanization"}, (1,)),
-    ("games/off_plan", {"outlet": True}, (3,)),
-    ("games/welcome_to", {}, (2,)),
-    ("games/welcome_to", {"expert": True, "roundabouts": True, "advanced_plans": True}, (3,)),
-    ("games/welcome_to", {"solo": True}, (1,)),
-    ("games/plunderbund", {}, (3,)),
-    ("examples/games/kuhn_poker", {}, (2,)),
-    ("examples/information", {}, (3,)),
-]
+# Every game (games/ and examples/games/, so a game added later is covered too) with its default
+# options and with each other value of each option alone, at one or two player counts it allows.
+GAME_DIRS = sorted(p for base in ("games", "examples/games") for p in (ROOT / base).iterdir()
+                   if (p / "game.rules").exists()) + [ROOT / "examples" / "information"]
+
+
+def _cases() -> list:
+    cases = []
+    for folder in GAME_DIRS:
+        game = interpreter.load(str(folder))
+        option_sets = [{}] + [{o.name: v} for o in game.options for v in o.choices
+                              if v != o.default and o.kind in ("choice", "bool")]
+        for options in option_sets:
+            try:
+                g = interpreter.load(str(folder), options=options)
+            except ValueError:  # options that cannot be played together
+                continue
+            counts = [n for n in range(g.min_players, g.max_players + 1) if not g.refusals(n)]
+            if counts:
+                picked = (counts[0],) if len(counts) == 1 else (counts[0], counts[min(2, len(counts) - 1)])
+                cases.append((str(folder.relative_to(ROOT)), options, picked))
+    return cases
+
+
+CASES = _cases()
 
 
 def _ids(case):
@@ -84,7 +95,12 @@ def _seen(state, player: int):
 
 
 def _sample_states(game, players: int, seed: int, count: int):
-    s = game.new_game(players=players, seed=seed)
+    """Random states of one random game (a game whose rules fail with these options and players
+    ends the sample there: that is another test's business)."""
+    try:
+        s = game.new_game(players=players, seed=seed)
+    except RuleRuntimeError:
+        return
     agent = RandomAgent(seed=seed)
     rng = random.Random(seed)
     marks = sorted(rng.sample(range(1, 120), count))
@@ -93,7 +109,10 @@ def _sample_states(game, players: int, seed: int, count: int):
         if step == marks[0]:
             marks.pop(0)
             yield s.clone()
-        s.apply(agent.choose(s, s.decision.players[0]))
+        try:
+            s.apply(agent.choose(s, s.decision.players[0]))
+        except RuleRuntimeError:
+            return
         step += 1
     yield s
 
@@ -104,7 +123,7 @@ def test_what_a_player_cannot_know_leaves_no_trace(case):
     game = interpreter.load(str(ROOT / path), options=options)
     rng = random.Random(12)
     for players in counts:
-        for state in _sample_states(game, players, seed=players * 7 + 1, count=3):
+        for state in _sample_states(game, players, seed=players * 7 + 1, count=2):
             for p in range(players):
                 seen = _seen(state, p)
                 for _ in range(2):

@@ -191,6 +191,9 @@ def information_state(g: CompiledGame, s: GameState, player: int, decision: dict
     for b in s.branches:
         if b.player == player:
             own += [a[1] for a in b.actions]
+    act = s.chance_at[0] if s.chance_at else None
+    if act is not None and act[0] == player:  # their decision waits for chance to be carried out
+        own.append(["choosing", act[1]])
     doc = {"view": v, "log": [[e[0], e[1], e[2]] for e in log_for(s, player)], "mine": own}
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
 
