@@ -884,7 +884,11 @@ class State:
 
     @_locked
     def to_json(self) -> str:
-        state_text = _state_text(_converter.unstructure(self.s))
+        doc = _converter.unstructure(self.s)
+        # Who knows which card, in card order: the order the rules learnt them in (players
+        # choosing at the same time, in any order) leaves no trace in a save.
+        doc["known"] = {k: doc["known"][k] for k in sorted(doc["known"], key=lambda k: (len(k), k))}
+        state_text = _state_text(doc)
         head = json.dumps({"format": SAVE_FORMAT, "version": SAVE_VERSION, "game": self.game.name,
                            "fingerprint": self.game.fingerprint, "checksum": _checksum(state_text)},
                           separators=(",", ":"))
