@@ -81,9 +81,14 @@ class _Ctx:
     shown: dict  # text of an expression (a zone, a card) -> label after a reveal or a move
     pc: Label = None  # the readers of the conditions the statement runs under
     depth: int = 0
+    # A local holding a zone (chosen from a list of zones): who sees the cards of the zones it may
+    # be. Its label in `env` says who may know *which* zone it is.
+    zone_cards: dict = attrs.Factory(dict)
+    returned: list = attrs.Factory(list)  # the labels of the values a procedure gives back
 
     def fork(self) -> _Ctx:
-        return _Ctx(dict(self.env), self.subst, dict(self.shown), self.pc, self.depth)
+        return _Ctx(dict(self.env), self.subst, dict(self.shown), self.pc, self.depth, dict(self.zone_cards),
+                    self.returned)
 
 
 class _Flow:
@@ -92,6 +97,7 @@ class _Flow:
         self.errors: dict[tuple, Diagnostic] = {}
         self.warnings: dict[tuple, Diagnostic] = {}
         self.done: set = set()
+        self.returns: dict = {}
         self.running: list[str] = []
         self.define_memo: dict = {}
         self.define_busy: set = set()
@@ -155,6 +161,8 @@ class _Flow:
                 return PUBLIC if self.zone_vis.get(e.id) == "public" else HIDDEN
             if cat == "builtin" and e.id == "box":
                 return HIDDEN
+            if e.id in ctx.zone_cards and cat in ("local", "bind"):
+                return ctx.zone_cards[e.id]
             return self.label(e, ctx)
         if isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone":
             vis = self.zone_vis.get(e.name, "public")
@@ -162,6 +170,39 @@ class _Flow:
                 return self.label(e.obj, ctx)
             return self.player_label(e.obj, ctx) if vis == "owner" else HIDDEN
         return self.label(e, ctx)
+
+    def is_zone(self, e) -> bool:
+        return self.p.types.get(id(e)) == "zone"
+
+    def which_zone(self, e, ctx: _Ctx) -> Label:
+        """Who may know *which* zone a zone expression names (a zone as a value, in a list of
+        piles to choose from), as opposed to who sees its cards: a declared zone's name is public;
+        `p.hand` is as known as `p`; `discard[c]` as `c`."""
+        if isinstance(e, n.Name):
+            cat = self.p.resolved.get(id(e), ("local",))[0]
+            return ctx.env.get(e.id, PUBLIC) if cat in ("local", "bind") else PUBLIC
+        if isinstance(e, n.Attr):
+            return self.which_zone(e.obj, ctx) if self.is_zone(e.obj) else self.label(e.obj, ctx)
+        if isinstance(e, n.Index):
+            base = self.which_zone(e.obj, ctx) if self.is_zone(e.obj) else self.label(e.obj, ctx)
+            return join(base, self.label(e.index, ctx))
+        return self.label(e, ctx)
+
+    def value_label(self, e, ctx: _Ctx) -> Label:
+        """The label of an item of a list: for a zone, which zone it is, not its cards."""
+        return self.which_zone(e, ctx) if self.is_zone(e) else self.label(e, ctx)
+
+    def cards_label(self, e, ctx: _Ctx) -> Label:
+        """Who sees the cards of every zone named inside `e` (a list of zones, say)."""
+        out = self.zone_label(e, ctx) if self.is_zone(e) else PUBLIC
+        if isinstance(e, n.Gen):
+            inner = ctx.fork()
+            _forget(inner, e.var)
+            inner.env[e.var] = self.label(e.source, ctx)
+            return join(out, self.cards_label(e.source if e.elem is None else e.elem, inner))
+        for part in _parts(e):
+            out = join(out, self.cards_label(part, ctx))
+        return out
 
     def label(self, e, ctx: _Ctx) -> Label:  # noqa: C901 - one dispatch over expression kinds
         k = self.key(e, ctx)
@@ -211,17 +252,23 @@ class _Flow:
             if e.func == "count" and len(e.args) == 1 and self.p.types.get(id(e.args[0])) == "zone":
                 a = e.args[0]
                 return self.label(a.obj, ctx) if isinstance(a, n.Attr) else PUBLIC  # counts are seen
-            return self.join_all(list(e.args) + [v for _, v in e.kwargs], ctx)
+            out = self.join_all([v for _, v in e.kwargs], ctx)
+            for a in e.args:  # a zone passed to a function is read for its cards
+                out = join(out, self.zone_label(a, ctx) if self.is_zone(a) else self.label(a, ctx))
+            return out
         if isinstance(e, n.Gen):
             inner = ctx.fork()
             _forget(inner, e.var)
-            src = self.label(e.source, ctx)
+            src = self.zone_label(e.source, ctx) if self.is_zone(e.source) else self.label(e.source, ctx)
             inner.env[e.var] = src
             out = src
-            for part in (e.cond, e.elem):
-                if part is not None:
-                    out = join(out, self.label(part, inner))
+            if e.cond is not None:
+                out = join(out, self.label(e.cond, inner))
+            if e.elem is not None:
+                out = join(out, self.value_label(e.elem, inner))
             return out if out is None else frozenset(x for x in out if x != e.var)
+        if isinstance(e, n.ListLit):
+            return self.join_all_values(list(e.items), ctx)
         if isinstance(e, n.MapLit):
             return self.join_all([v for _, v in e.items], ctx)
         return self.join_all(list(_parts(e)), ctx)
@@ -230,6 +277,12 @@ class _Flow:
         out: Label = PUBLIC
         for part in parts:
             out = join(out, self.label(part, ctx))
+        return out
+
+    def join_all_values(self, parts: list, ctx: _Ctx) -> Label:
+        out: Label = PUBLIC
+        for part in parts:
+            out = join(out, self.value_label(part, ctx))
         return out
 
     def var_vis(self, name: str) -> str:
@@ -263,11 +316,13 @@ class _Flow:
         for s in stmts:
             self.stmt(s, ctx)
 
-    def branches(self, bodies: list, ctx: _Ctx, pc: Label) -> None:
-        """Run each body from the same context; afterwards a local is as secret as in any of them."""
+    def branches(self, bodies: list, ctx: _Ctx, pc: Label, starts: list | None = None) -> None:
+        """Run each body from the same context (or its own, from `starts`); afterwards a local is
+        as secret as in any of them."""
         outs = []
-        for body in bodies:
-            inner = ctx.fork()
+        for i, body in enumerate(bodies):
+            start = starts[i] if starts is not None and starts[i] is not None else ctx
+            inner = start.fork()
             inner.pc = join(ctx.pc, pc)
             self.block(body, inner)
             outs.append(inner)
@@ -288,7 +343,10 @@ class _Flow:
         bound = getattr(s, "var", None) or (s.name if isinstance(s, n.Let) else None)
         if bound:  # a local takes a new value: what was shown of the old one says nothing now
             _forget(ctx, bound)
-        if isinstance(s, n.Let):
+        if isinstance(s, n.Let) and self.is_zone(s.value):  # `let pile = deck`: which zone, and its cards
+            ctx.env[s.name] = self.which_zone(s.value, ctx)
+            ctx.zone_cards[s.name] = self.zone_label(s.value, ctx)
+        elif isinstance(s, n.Let):
             ctx.env[s.name] = self.label(s.value, ctx)
         elif isinstance(s, n.Set):
             self.set_stmt(s, ctx)
@@ -312,7 +370,9 @@ class _Flow:
             bodies.append(s.orelse or ())
             self.branches(bodies, ctx, pc)
         elif isinstance(s, n.For):
-            ctx.env[s.var] = self.label(s.source, ctx)
+            ctx.env[s.var] = self.zone_label(s.source, ctx) if self.is_zone(s.source) else self.label(s.source, ctx)
+            if self.p.types.get(id(s.source)) == "list:zone":
+                ctx.zone_cards[s.var] = self.cards_label(s.source, ctx)
             self.branches([s.body, ()], ctx, PUBLIC)
         elif isinstance(s, n.While):
             self.branches([s.body, ()], ctx, self.label(s.cond, ctx))
@@ -328,17 +388,32 @@ class _Flow:
             if s.prompt is not None:
                 self.sink(ctx, s.prompt, EVERYONE, "this prompt")
             pc = PUBLIC
+            binds: list[_Ctx | None] = []
             for o in s.options:
-                self.sink(ctx, o.label, EVERYONE, "this option (everyone reads the choice made)")
+                octx = ctx
+                if o.each is not None:  # one option per item of a list: the item is as secret as the list
+                    octx = ctx.fork()
+                    name, items = o.each
+                    _forget(octx, name)
+                    octx.env[name] = self.label(items, ctx)
+                    if self.p.types.get(id(items)) == "list:zone":
+                        octx.zone_cards[name] = self.cards_label(items, ctx)
+                binds.append(octx if o.each is not None else None)
+                self.sink(octx, o.label, EVERYONE, "this option (everyone reads the choice made)")
                 if o.when is not None:
-                    pc = join(pc, self.label(o.when, ctx))
-            self.branches([o.body for o in s.options], ctx, pc)
+                    pc = join(pc, self.label(o.when, octx))
+            self.branches([o.body for o in s.options], ctx, pc, binds)
         elif isinstance(s, n.May):
             self.sink(ctx, s.prompt, EVERYONE, "this question")
             self.branches([s.body, ()], ctx, PUBLIC)
         elif isinstance(s, n.Emit):
             for a in s.args:
                 self.label(a, ctx)
+        elif isinstance(s, n.Return) and s.value is not None:
+            # The caller's `as` name is as secret as the value (the conditions it came under are an
+            # implicit flow, warned about where they are written).
+            ctx.returned.append((self.value_label(s.value, ctx),
+                                 self.cards_label(s.value, ctx) if self.is_zone(s.value) else None))
 
     def set_stmt(self, s: n.Set, ctx: _Ctx) -> None:
         t = s.target
@@ -368,7 +443,7 @@ class _Flow:
     def pick(self, s: n.Pick, ctx: _Ctx) -> None:
         if s.prompt is not None:
             self.sink(ctx, s.prompt, EVERYONE, "this prompt")
-        element = self.label(s.source, ctx)
+        element = self.zone_label(s.source, ctx) if self.is_zone(s.source) else self.label(s.source, ctx)
         chooser = self.key(s.by, ctx) if s.by is not None else None
         if element is None:
             ctx.env[s.var] = PUBLIC
@@ -385,6 +460,8 @@ class _Flow:
                 self.sink(ctx, s.label, who, "this choice label (only the chooser reads it)")
         else:
             ctx.env[s.var] = element
+        if self.p.types.get(id(s.source)) == "list:zone":  # a pile chosen: keep who sees its cards
+            ctx.zone_cards[s.var] = self.cards_label(s.source, ctx)
         if s.cond is not None:
             inner = join(ctx.pc, self.label(s.cond, ctx))
             if not allowed(inner, EVERYONE) and element is None:
@@ -397,7 +474,13 @@ class _Flow:
             if ctx.pc is not None:
                 self.warn(s.pos, f"`{name}` runs under a condition only {describe(ctx.pc)} may see: what it "
                                  "does in public tells the others about it")
-            self.call(name, list(s.args), ctx)
+            value, cards = self.call(name, list(s.args), ctx)
+            bind = next((v for w, v in s.clauses if w == "as"), None)
+            if isinstance(bind, n.Name):
+                _forget(ctx, bind.id)
+                ctx.env[bind.id] = value
+                if cards is not None:
+                    ctx.zone_cards[bind.id] = cards
             return
         clauses = dict(s.clauses)
         if name in _TOKEN_VERBS and s.args:
@@ -442,31 +525,47 @@ class _Flow:
         before = self.label(e, ctx)
         after = union(before, readers)
         if isinstance(e, n.Name) and self.p.resolved.get(id(e), ("local",))[0] in ("local", "bind"):
-            ctx.env[e.id] = after
+            if e.id in ctx.zone_cards:  # a zone held by a local: its cards are shown, not which zone
+                ctx.zone_cards[e.id] = union(ctx.zone_cards[e.id], readers)
+            else:
+                ctx.env[e.id] = after
             return
         k = self.key(e, ctx)
         if k is not None:
             ctx.shown[k] = after
 
-    def call(self, name: str, args: list, ctx: _Ctx) -> None:
+    def call(self, name: str, args: list, ctx: _Ctx) -> tuple[Label, Label | None]:
+        """Follow a procedure with its arguments' labels; the label of the value it gives back
+        (and, for a zone, who sees its cards)."""
         proc = self.p.procs.get(name)
         if proc is None or name in self.running or ctx.depth > MAX_CALL_DEPTH:
-            return
+            return PUBLIC, None
         params = [prm.name for prm in proc.params]
         labels = tuple(self.label(a, ctx) for a in args)
         keys = tuple(self.key(a, ctx) for a in args)
-        memo = (name, labels, keys)
+        cards = {prm: self.zone_label(a, ctx) for prm, a in zip(params, args, strict=False) if self.is_zone(a)}
+        memo = (name, labels, keys, tuple(sorted((k, _sortable(v)) for k, v in cards.items())))
         if memo in self.done:
-            return
+            return self.returns.get(memo, (PUBLIC, None))
         self.done.add(memo)
         inner = _Ctx(dict(zip(params, labels, strict=False)),
                      {p: (k if k is not None else f"${p}") for p, k in zip(params, keys, strict=False)},
-                     {}, PUBLIC, ctx.depth + 1)  # implicit flows are reported where they are written
+                     {}, PUBLIC, ctx.depth + 1, cards)  # implicit flows are reported where they are written
         self.running.append(name)
         try:
             self.block(proc.body, inner)
         finally:
             self.running.pop()
+        value: Label = PUBLIC
+        zone: Label | None = None
+        for label, cards_of in inner.returned:
+            value = join(value, label)
+            if cards_of is not None:
+                zone = cards_of if zone is None else join(zone, cards_of)
+        # Labels inside already name players in the caller's words (`subst`).
+        result = (value, zone)
+        self.returns[memo] = result
+        return result
 
     # ---- the whole program
     def run(self) -> None:
@@ -480,7 +579,12 @@ class _Flow:
             self.call(name, [n.Name(prm.name, prm.pos) for prm in proc.params], _Ctx({}, {}, {}))
 
 
+def _sortable(label: Label) -> tuple | None:
+    return None if label is None else tuple(sorted(label))
+
+
 def _forget(ctx: _Ctx, name: str) -> None:
+    ctx.zone_cards.pop(name, None)
     for k in [k for k in ctx.shown if k == name or k.startswith((f"{name}.", f"{name}["))]:
         del ctx.shown[k]
 

@@ -77,6 +77,19 @@ LEAKS = [
     ("procedure tell(p: player, x: int):\n    log \"{x}\"\n"
      "procedure f(p: player):\n    tell p, p.note\n", 2, 5,
      "this log line shows `x` to every player; only `p` may see it"),
+    # A zone chosen as a value: which one is public, its cards are as secret as the secretest.
+    ("procedure f(p: player):\n    choose pile in [bag, table] by p\n    log \"{first(pile)}\"\n", 3, 5,
+     "this log line shows `first(pile)` to every player; only nobody may see it"),
+    ("procedure f(p: player):\n    let pile = bag\n    log \"{p} sees {pile}\"\n    log \"{last(pile)}\"\n", 4, 5,
+     "this log line shows `last(pile)` to every player; only nobody may see it"),
+    # A procedure gives back what it chose: the caller's name for it is as secret.
+    ("procedure pick_gem(p: player) returns card:\n    choose g in p.hand by p\n    return g\n"
+     "procedure f(p: player):\n    pick_gem p as g\n    log \"{p} picks {g}\"\n", 6, 5,
+     "this log line shows `g` to every player; only `p` may see it"),
+    # One option per item of a secret list: the options show the items.
+    ("procedure f(p: player):\n    choose by p:\n        for g in p.hand:\n            option \"Play {g}\":\n"
+     "                pass\n", 4, 20,
+     "this option (everyone reads the choice made) shows `g` to every player; only `p` may see it"),
 ]
 
 
@@ -97,6 +110,13 @@ FINE = [
     "procedure f(p: player):\n    draw 1 from bag to table as got\n    log \"{p} turns up {got}\"\n",
     "procedure f(p: player):\n    gain 2 chip to p\n    log to p \"You have {p.chip} chips\"\n",
     "procedure f(p: player):\n    let x = first(p.hand)\n    let x = first(table)\n    log \"{x.name}\"\n",
+    # Which pile a player draws from is public, even when the pile's cards are not.
+    "procedure f(p: player):\n    choose pile in [bag, table] by p prompt \"Draw from\"\n"
+    "    log \"{p} draws from {pile}\"\n    draw 1 from pile to p.hand\n",
+    "procedure from_where(p: player) returns zone:\n    choose pile in [bag, table] by p\n    return pile\n"
+    "procedure f(p: player):\n    from_where p as pile\n    log \"{p} draws from {pile}, {count(pile)} left\"\n",
+    "procedure pick_gem(p: player) returns card:\n    choose g in table by p\n    return g\n"
+    "procedure f(p: player):\n    pick_gem p as g\n    log \"{p} picks {g}\"\n",
 ]
 
 
