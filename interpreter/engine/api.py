@@ -992,7 +992,7 @@ class State:
         s.chance_at, s.tape = None, []
         start = s.copy() if s.chance == "explicit" else None
         try:
-            _carry_out(self.game.compiled, s, None)
+            _run_action(self.game.compiled, s, None)
         except NeedChance as need:  # explicit chance: the procedure waits for an outcome first
             start.chance_at = [None, need.key, need.cards]
             self.s = start

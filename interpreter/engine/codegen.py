@@ -25,6 +25,8 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from rulelang import nodes as n
 from rulelang import registry
 from rulelang.diagnostics import RuleRuntimeError
@@ -277,6 +279,7 @@ class CodeGen:
         self.refs: list[Fn] = []
         self.slow_calls = [0]  # how often the slow path ran (tests: never in a game without errors)
         self.ns["_slow"] = self._slow_path(self.refs, self.slow_calls)
+        self.ns["_refs"] = self.refs
         self.const_names: dict[Any, str] = {}
         self.define_names: dict[str, str] = {}
         self.functions: list[types.FunctionType] = []
@@ -326,8 +329,13 @@ class CodeGen:
         self.refs.append(ref)
         body = {"expr": self.expr, "text": self.text, "holder": self.holder,
                 "zone": self.zone_key, "cards": self.cards}[kind](e, {})
+        # Explicit chance: while some zone's order is unknown (chance.py), the reference reads it,
+        # fixing only the places read; the generated code reads zones as they lie.
+        chance = f"    if m.s.unordered:\n        return _refs[{i}](m, L)\n" \
+            if kind != "zone" and self.reads_zones(e) else ""
         self.source.append(
             f"def _e{i}(m, L):\n"
+            f"{chance}"
             f"    used = m.budget.used\n"
             f"    memo_size = len(m.memo)\n"
             f"    try:\n"
@@ -337,6 +345,17 @@ class CodeGen:
         fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
         self.functions.append(fn)
         return fn
+
+    def reads_zones(self, e) -> bool:
+        """Whether an expression may read a zone's cards (a zone, `p.hand`, `discard[c]`, a define)."""
+        if isinstance(e, n.Name):
+            cat = self.p.resolved.get(id(e), ("local", e.id))[0]
+            return cat in ("zone", "define") or (cat == "builtin" and e.id == "box") or self.type_of(e) == "zone"
+        if isinstance(e, (n.Attr, n.Index)) and self.type_of(e) == "zone":
+            return True
+        if isinstance(e, n.Call) and self.p.resolved.get(id(e), ("builtin",))[0] == "define":
+            return True
+        return any(self.reads_zones(x) for x in _subexpressions(e))
 
     def finish(self) -> None:
         """One compile() for the whole module; every function handed out gets its real code."""
@@ -659,3 +678,14 @@ class CodeGen:
 
 def _placeholder(m, L):  # the code every generated function has until finish() gives it its own
     raise AssertionError("generated code used before it was compiled")
+
+
+def _subexpressions(e):
+    """The expressions directly inside an expression."""
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        for x in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(x, tuple):
+                x = x[-1]
+            if attrs.has(type(x)) and not isinstance(x, (n.Pos, n.TypeRef, str)):
+                yield x

@@ -60,14 +60,15 @@ class Journal:
 
 # The fields Undo handles itself; any other field of GameState is deep-copied.
 _HANDLED = {"num_players", "seed", "rng", "zones", "where", "tokens", "vars", "stack", "pending", "active",
-            "round", "turn", "once", "lasting", "over", "decisions", "log", "actions", "branches", "cells"}
+            "round", "turn", "once", "lasting", "over", "decisions", "log", "actions", "branches", "cells",
+            "known", "chance", "unordered", "chance_at", "tape"}
 _OTHER_FIELDS = tuple(f.name for f in attrs.fields(GameState) if f.name not in _HANDLED)
 
 
 class Undo:
     """What it takes to put a state back as it was before one action."""
 
-    __slots__ = ("journal", "scalars", "frames", "once", "lasting", "log", "actions", "branches", "others")
+    __slots__ = ("journal", "scalars", "frames", "once", "lasting", "log", "actions", "branches", "info", "others")
 
     def __init__(self, s: GameState) -> None:
         self.journal = Journal()
@@ -80,6 +81,9 @@ class Undo:
         self.actions = len(s.actions)
         self.branches = [Branch(b.player, [_copy_frame(f) for f in b.stack], _copy_pending(b.pending), b.count,
                                 b.log[:], b.actions[:], b.shown) for b in s.branches] if s.branches else []
+        # What players know of cards, and explicit chance (flat: copied rather than journaled).
+        self.info = (dict(s.known), s.chance, {k: v[:] for k, v in s.unordered.items()} if s.unordered else {},
+                     s.chance_at, s.tape[:])
         self.others = {name: copy.deepcopy(getattr(s, name)) for name in _OTHER_FIELDS}
 
     def restore(self, s: GameState) -> None:
@@ -114,5 +118,6 @@ class Undo:
         del s.log[self.log:]
         del s.actions[self.actions:]
         s.branches = self.branches
+        s.known, s.chance, s.unordered, s.chance_at, s.tape = self.info
         for name, value in self.others.items():
             setattr(s, name, value)
