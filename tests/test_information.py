@@ -95,6 +95,14 @@ def test_log_lines_reach_their_audience_only(spies):
     assert full and full[0].audience == (0,)  # the full log keeps everything, marked
 
 
+def test_a_save_keeps_who_reads_each_line_and_who_knows_each_card(spies):
+    s = _spy_state(spies)
+    back = spies.state_from_json(s.to_json())
+    assert back == s
+    assert [e.text for e in back.log_for(1)] == [e.text for e in s.log_for(1)]
+    assert back.view(0) == s.view(0)
+
+
 def test_others_see_that_a_hidden_card_was_chosen_not_which(spies):
     s = spies.new_game(players=2, seed=4)
     s.run_procedure("seer", 0, active=0)

@@ -22,9 +22,10 @@ from rulelang.diagnostics import RuleRuntimeError
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Every game (games/ and examples/games/, so a game added later is covered too) with its default
-# options and with each other value of each option alone, at one or two player counts it allows.
-GAME_DIRS = sorted(p for base in ("games", "examples/games") for p in (ROOT / base).iterdir()
+# Every game (games/, examples/games/ and the cookbook's, so a game added later is covered too)
+# with its default options and with each other value of each option alone, at one or two player
+# counts it allows.
+GAME_DIRS = sorted(p for base in ("games", "examples/games", "examples/cookbook") for p in (ROOT / base).iterdir()
                    if (p / "game.rules").exists()) + [ROOT / "examples" / "information"]
 
 

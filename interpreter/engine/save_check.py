@@ -150,10 +150,17 @@ def structure_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: C90
         if not isinstance(m.name, str) or type(m.player) is not int or not -1 <= m.player < players:
             return f"a lasting modifier {str(m.name)[:40]!r} for player {m.player!r}"
     for entries in [s.log] + [b.log for b in s.branches]:
-        for kind, player, text in entries:
+        for entry in entries:
+            # [kind, player, text], or with a fourth item: the players who read it (log to ...)
+            if not isinstance(entry, list) or len(entry) not in (3, 4):
+                return "a malformed log entry"
+            kind, player, text = entry[:3]
             if not isinstance(kind, str) or not isinstance(text, str) or len(text) > MAX_LOG_LINE + 200 or not (
                     player is None or (type(player) is int and 0 <= player < players)):
                 return "a malformed log entry"
+            if len(entry) == 4 and entry[3] is not None and not (
+                    isinstance(entry[3], list) and all(type(q) is int and 0 <= q < players for q in entry[3])):
+                return "a malformed audience of a log entry"
     for entries in [s.actions] + [b.actions for b in s.branches]:
         for player, value in entries:
             if type(player) is not int or not 0 <= player < players or value_problem(value):
