@@ -209,7 +209,10 @@ def _pos(path: Path, needle: str, offset: int = 0) -> tuple[str, int, int]:
 
 
 def test_a_clean_game_has_no_diagnostics_and_the_lint_warnings_show():
-    assert not any(a.analyze(str(OFF_PLAN / "turn.rules")).diagnostics.values())
+    # Implicit information flows (W200, docs/language.md) are the author's call and show as
+    # warnings; nothing else is reported on a clean game.
+    found = a.analyze(str(OFF_PLAN / "turn.rules")).diagnostics.values()
+    assert [d for ds in found for d in ds if d.code != "W200"] == []
     lint = ROOT / "tests" / "fixtures" / "lint" / "game.rules"
     codes = {d.code for ds in a.analyze(str(lint)).diagnostics.values() for d in ds}
     assert {"W100", "W101", "W102", "W103", "W110"} <= codes

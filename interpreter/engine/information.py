@@ -229,7 +229,9 @@ def resample(g: CompiledGame, s: GameState, player: int, seed: int) -> GameState
     mapping: dict[int, int] = {}
     for kind in sorted(by_kind):
         old = by_kind[kind]
-        new = old[:]
+        # Dealt from the cards sorted, not from where they lie: a determinisation depends on what
+        # the player knows and the seed only, never on the real order it replaces.
+        new = sorted(old)
         rng = rng_shuffle(rng, new)
         mapping.update({a: b for a, b in zip(old, new, strict=True) if a != b})
     t.rng = rng
