@@ -271,6 +271,19 @@ class _Flow:
             return self.join_all_values(list(e.items), ctx)
         if isinstance(e, n.MapLit):
             return self.join_all([v for _, v in e.items], ctx)
+        if isinstance(e, n.Cond):
+            # `a if test else b` with a public test: a secret read in a branch is shown only on the
+            # games where that branch is taken (a Hacker's hand counting for the Hacker). Like a
+            # sink under a secret `if`, that is the author's call: a warning (W200), not a refusal.
+            test = self.label(e.test, ctx)
+            if test is not None:
+                return join(test, join(self.label(e.then, ctx), self.label(e.orelse, ctx)))
+            for branch in (e.then, e.orelse):
+                secret = self.label(branch, ctx)
+                if secret is not None:
+                    self.warn(branch.pos, f"this branch reads what only {describe(secret)} may see; where "
+                                          "the value is shown, taking this branch tells the others about it")
+            return PUBLIC
         return self.join_all(list(_parts(e)), ctx)
 
     def join_all(self, parts: list, ctx: _Ctx) -> Label:
@@ -504,6 +517,11 @@ class _Flow:
             dst, bind = clauses.get("to"), clauses.get("as")
             if dst is not None and isinstance(bind, n.Name):
                 ctx.env[bind.id] = self.zone_label(dst, ctx)
+            return
+        if name == "place" and s.args:  # laid on a grid zone: as visible as that zone
+            dst = clauses.get("onto")
+            if dst is not None:
+                self.shown(s.args[0], self.zone_label(dst, ctx), ctx)
             return
         if name == "move" and s.args:
             dst = clauses.get("to")

@@ -161,3 +161,11 @@ def test_the_games_have_no_leaks_and_their_implicit_flows_are_warnings():
     assert [d.message for d in warnings if Path(d.pos.file).name == "turn.rules" and d.pos.line == 194] == [
         "`vulture_card_appears` runs under a condition only nobody may see: what it does in public tells the "
         "others about it"]
+
+
+def test_a_secret_in_a_branch_of_a_public_choice_of_value_is_a_warning():
+    """`a if test else b`: shown only when that branch is taken (a Hacker's hand counting for the
+    Hacker), so it is the author's call, as a sink under a secret `if` is."""
+    snippet = 'procedure f(p: player):\n    log "{count(p.hand) + (first(p.hand).value if p == first(players) else 0)}"\n'
+    assert _diags(snippet) == [("W200", 2, 11, "this branch reads what only `p` may see; where the value is "
+                                               "shown, taking this branch tells the others about it")]
