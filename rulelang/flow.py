@@ -273,7 +273,7 @@ class _Flow:
             return self.join_all([v for _, v in e.items], ctx)
         if isinstance(e, n.Cond):
             # `a if test else b` with a public test: a secret read in a branch is shown only on the
-            # games where that branch is taken (a Hacker's hand counting for the Hacker). Like a
+            # games where that branch is taken (a player's own hand counting only for them). Like a
             # sink under a secret `if`, that is the author's call: a warning (W200), not a refusal.
             test = self.label(e.test, ctx)
             if test is not None:
