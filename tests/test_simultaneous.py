@@ -101,3 +101,41 @@ def test_save_in_the_middle_of_a_simultaneous_step(game):
     s.apply(s.legal_actions(2)[0])
     r = game.state_from_json(s.to_json())
     assert r == s and r.decision == s.decision
+
+
+def finish_round(s):
+    """Every player bids 1 and does not double, until the next round's choosing begins."""
+    start = s.view(0)["vars"]["rounds_left"]
+    while s.view(0)["vars"]["rounds_left"] == start:
+        p = s.decision.players[0]
+        s.apply(next(a for a in s.legal_actions(p) if a.label in ("bid 1", "No")))
+
+
+def test_an_action_left_over_from_the_last_step_is_stale(game):
+    # Two steps of choosing at once follow each other with no other decision between them: an
+    # action offered in the first must not be accepted in the second.
+    s = game.new_game(players=2, seed=1)
+    left_over = s.legal_actions(0)[2]
+    finish_round(s)
+    assert s.decision.players == (0, 1)
+    before = s.to_json()
+    with pytest.raises(IllegalAction, match="decision"):
+        s.apply(left_over)
+    assert s.to_json() == before
+
+
+def test_a_player_sees_only_their_own_prompt(game):
+    # Player 1 has finished choosing; whether Player 2 has bid yet (and now sees "Double it?")
+    # must not show in Player 1's view.
+    def after(bids_by_player_2: bool):
+        s = game.new_game(players=3, seed=1)
+        s.apply(s.legal_actions(0)[0])  # bid 1
+        s.apply(next(a for a in s.legal_actions(0) if a.label == "No"))
+        if bids_by_player_2:
+            s.apply(s.legal_actions(1)[1])
+        return s
+    waiting, moved = after(False), after(True)
+    assert 0 not in waiting.decision.players
+    assert moved.view(1)["decision"]["prompt"] == "Double it?"
+    assert waiting.view(0)["decision"] == moved.view(0)["decision"]
+    assert waiting.view(0)["decision"]["prompt"] is None

@@ -1006,8 +1006,10 @@ class State:
         if not waiting:
             return None
         mine = next((p for _, p in waiting if p.player == player), None)
+        # A prompt is shown only to the player it asks: another player's prompt may name what they
+        # chose so far ("Write 5 in which street?") or what only they hold.
         return {"players": [p.player for _, p in waiting], "simultaneous": bool(s.branches),
-                "prompt": (mine or waiting[0][1]).prompt, "actions": mine.labels if mine else None}
+                "prompt": mine.prompt if mine else None, "actions": mine.labels if mine else None}
 
     @_locked
     def view(self, player: int) -> dict:

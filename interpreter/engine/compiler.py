@@ -1151,6 +1151,9 @@ class _Compiler:
                 fr.pc += 1
                 return
             m.charge(len(players) * (len(m.s.vars) + len(m.s.zones) + len(m.s.tokens) + len(fr.locals)), pos)
+            # A new step of choosing at once: its decisions get serials no earlier step had (the
+            # branches count from 1 again), so an action left over from the last step is stale.
+            m.s.decisions += 1
             base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
             m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=_shown(m.s, p))
                             for p in sorted(players)]
