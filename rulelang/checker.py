@@ -69,6 +69,8 @@ class Program:
     # Display names: declared name (enum, member, kind, zone, token, var; "field:NAME" for a
     # card attribute) -> the text shown to people. Only names given one are here.
     display: dict = attrs.Factory(dict)
+    table: n.TableDecl | None = None  # what players see (the `table:` section)
+    hidden_score_lines: set = attrs.Factory(set)  # labels of score lines that read hidden cards
     choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
     # Filled by the checker for the compiler: id(node) -> type / resolution.
     types: dict = attrs.Factory(dict)
@@ -197,6 +199,10 @@ class _Checker:
                     self.p.requires.append(decl)
                 elif isinstance(decl, n.WinnersDecl):
                     self.p.winners = decl
+                elif isinstance(decl, n.TableDecl):
+                    if self.p.table is not None and not replace:
+                        self.err("E200", "`table` is declared twice", decl.pos, "use `replace table:`")
+                    self.p.table = decl
                 elif isinstance(decl, n.CardsDecl):
                     self.p.cards.append(decl)
                 elif isinstance(decl, n.RemoveDecl):
@@ -454,9 +460,79 @@ class _Checker:
             self.check_scenario(sc)
         if p.winners is not None:
             self.expect(p.winners.value, {}, "list:player")
+        if p.table is not None:
+            for item in p.table.items:
+                self.check_table_item(item, {"viewer": "player"})  # `viewer`: who looks at the table
+        p.hidden_score_lines = {line.label for line, _ in p.score_lines if self.hidden_reads(line.value)}
         for req in p.requires:
             self.expect(req.value, {}, "bool")
             self.check_require_names(req.value)
+
+    # ---- the table
+    _TABLE_PLACES = {"section": (), "board": ("list:player",), "row": ("cards",), "places": ("list",),
+                     "counter": ("any",), "track": ("int", "int"), "markers": ("int", "int", "list", "int"),
+                     "grid": (), "line": ("list",), "score": ()}
+
+    def check_table_item(self, item: n.TableItem, scope: dict) -> None:
+        """Types of a table item's expressions, and that it shows nobody a hidden card."""
+        if item.when is not None:
+            self.expect(item.when, scope, "bool")
+            self.refuse_hidden(item.when)
+        inner = dict(scope)
+        wants = self._TABLE_PLACES[item.kind]
+        types = []
+        for i, (e, want) in enumerate(zip(item.exprs, wants, strict=False)):
+            if item.kind == "markers" and i == 3:
+                inner[item.var] = elem_type(types[2])
+                types.append(self.expect(e, inner, "int"))
+            else:
+                types.append(self.expect(e, scope, want))
+            # A row may name a zone outright: its cards are then shown only to who may see them.
+            if not (item.kind == "row" and i == 0 and self.is_zone_ref(e)):
+                self.refuse_hidden(e)
+        if item.kind == "board":
+            inner[item.var] = "player"
+        if item.note is not None:
+            inner[item.var] = elem_type(types[0]) if types else "any"
+            self.expr(item.note, inner)
+            self.refuse_hidden(item.note)
+        for child in item.children:
+            self.check_table_item(child, inner)
+
+    def is_zone_ref(self, e) -> bool:
+        return self.p.resolved.get(id(e), ("",))[0] in ("zone", "pzone")
+
+    def refuse_hidden(self, e) -> None:
+        for zone, pos in self.hidden_reads(e)[:1]:
+            self.err("E309", f"the table cannot show what is in `{zone}`: its cards are not public", pos,
+                     f"show how many with `count({zone})`, or name the zone alone in a `row`")
+
+    def hidden_reads(self, e, seen: set | None = None) -> list:
+        """Where an expression (or a define it calls) reads the cards of a zone that is not public,
+        other than counting them: [(zone, position)]."""
+        seen = set() if seen is None else seen
+        found: list = []
+
+        def walk(x) -> None:
+            if isinstance(x, n.Call) and x.func == "count" and len(x.args) == 1 and self.is_zone_ref(x.args[0]):
+                return  # how many cards a zone holds is public
+            cat, name = self.p.resolved.get(id(x), ("", None))
+            if cat in ("zone", "pzone") and name in self.p.zones:
+                vis = next((v for v, _, _ in self.p.zones[name].props if v in registry.ZONE_VISIBILITY), "public")
+                if vis != "public":
+                    found.append((name, x.pos))
+            elif cat == "define" and name not in seen:
+                seen.add(name)
+                found.extend((z, x.pos) for z, _ in self.hidden_reads(self.p.defines[name].value, seen))
+            if isinstance(x, (tuple, list)):
+                for y in x:
+                    walk(y)
+            elif attrs.has(type(x)):
+                for f in attrs.fields(type(x)):
+                    if f.name != "pos":
+                        walk(getattr(x, f.name))
+        walk(e)
+        return found
 
     def check_require_names(self, e) -> None:
         """A `require` may read options, constants and the player count, and nothing of a game."""

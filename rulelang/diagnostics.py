@@ -42,6 +42,7 @@ CODES: dict[str, str] = {
     "E306": "a statement is not allowed here",
     "E307": "a required declaration is missing",
     "E308": "an invalid number (a range, a count, a limit)",
+    "E309": "the table would show a player cards they may not see",
     "E400": "a value shown to players who may not see it (a log line, prompt, label, var or amount)",
     # Warnings from `rulelang validate` (rulelang/lint.py): the rules load, but part of them
     # can never matter. They do not stop a game from loading.

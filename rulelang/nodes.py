@@ -592,6 +592,31 @@ class ScenarioDecl:
 
 
 @attrs.frozen
+class TableItem:
+    """One item of the `table:` section: what a player sees, in the game's terms.
+
+    kind is section, board, row, places, counter, track, markers, grid, line or score. `exprs`
+    holds the item's expressions in the grammar's order (a row's cards, a track's value and
+    size, a markers track's from, to, markers and position); `var` is the name an item binds
+    (a board's player, a note's item, a marker)."""
+
+    kind: str
+    label: str
+    exprs: tuple
+    var: str | None
+    note: Expr | None
+    when: Expr | None
+    children: tuple
+    pos: Pos
+
+
+@attrs.frozen
+class TableDecl:
+    items: tuple
+    pos: Pos
+
+
+@attrs.frozen
 class Module:
     """One parsed rule file."""
 

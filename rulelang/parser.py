@@ -298,6 +298,59 @@ class _Build(Transformer_NonRecursive):
         return n.TriggerDecl(str(name), tuple(str(x) for x in names if x is not None), when, body,
                              self._p(meta))
 
+    # ---- the table
+    def table_decl(self, meta, *items):
+        return n.TableDecl(tuple(items), self._p(meta))
+
+    def _item(self, meta, kind, label, exprs=(), var=None, note=None, when=None, children=()):
+        return n.TableItem(kind, _unquote(label) if label is not None else "", tuple(exprs), var, note,
+                           when, tuple(children), self._p(meta))
+
+    def t_when(self, meta, value):
+        return ("when", value)
+
+    def t_note(self, meta, name, value):
+        return ("note", str(name), value)
+
+    @staticmethod
+    def _when(x):
+        return x[1] if x is not None else None
+
+    def t_section(self, meta, label, when, *children):
+        return self._item(meta, "section", label, when=self._when(when), children=children)
+
+    def t_board(self, meta, name, among, when, *children):
+        return self._item(meta, "board", None, (among,) if among is not None else (), str(name),
+                          when=self._when(when), children=children)
+
+    def _noted(self, meta, kind, label, value, note, when):
+        return self._item(meta, kind, label, (value,), note[1] if note else None, note[2] if note else None,
+                          self._when(when))
+
+    def t_row(self, meta, label, value, note, when):
+        return self._noted(meta, "row", label, value, note, when)
+
+    def t_places(self, meta, label, value, note, when):
+        return self._noted(meta, "places", label, value, note, when)
+
+    def t_counter(self, meta, label, value, when):
+        return self._item(meta, "counter", label, (value,), when=self._when(when))
+
+    def t_track(self, meta, label, value, size, when):
+        return self._item(meta, "track", label, (value, size), when=self._when(when))
+
+    def t_markers(self, meta, label, low, high, markers, name, at, when):
+        return self._item(meta, "markers", label, (low, high, markers, at), str(name), when=self._when(when))
+
+    def t_grid(self, meta, label, when, *lines):
+        return self._item(meta, "grid", label, when=self._when(when), children=lines)
+
+    def t_line(self, meta, label, value):
+        return self._item(meta, "line", label, (value,))
+
+    def t_score(self, meta, when):
+        return self._item(meta, "score", None, when=self._when(when))
+
     def score_decl(self, meta, var, *lines):
         return n.ScoreDecl(str(var), tuple(lines), self._p(meta))
 

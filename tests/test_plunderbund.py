@@ -1003,7 +1003,7 @@ def test_draw_reshuffles_only_from_an_empty_pile():
     hand = s.s.zones["play_area#0"]
     assert hand[:2] == top_two and len(hand) == 5
     assert len(s.s.zones[pile]) == 6 - 3 and s.s.zones[discard] == []
-    assert any("shuffled into draw_pile#0" in e.text for e in s.log)
+    assert any("Player 1's discard is shuffled into their draw pile" in e.text for e in s.log)
 
 
 def test_drawing_from_two_empty_piles_draws_nothing_more():

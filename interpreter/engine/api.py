@@ -34,6 +34,7 @@ from .compiler import CompiledGame, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, python_error
 from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
+from .table import evaluate as evaluate_table
 from .undo import Journal, Undo
 
 _converter = cattrs.Converter()
@@ -1035,3 +1036,11 @@ class State:
         t = information.resample(g, self.s, player, seed)
         _repark(g, t)
         return State(self.game, t)
+
+    def table_view(self, player: int) -> dict | None:
+        """What ``player`` sees of the table, as the game's `table:` section lays it out: plain
+        JSON-able data (see ``interpreter.engine.table``), or None for a game without one."""
+        if self.game.compiled.layout is None:
+            return None
+        return evaluate_table(self.game.compiled, self.s, player)
+

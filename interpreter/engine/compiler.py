@@ -37,6 +37,7 @@ from .runtime import (
     python_error,
 )
 from .state import Branch, Frame, Pending
+from .table import compile_table
 
 BACKENDS = ("codegen", "reference")
 
@@ -133,6 +134,7 @@ class CompiledGame:
     var_card_types: dict[str, str] = attrs.Factory(dict)
     card_locals: dict[str, frozenset] = attrs.Factory(dict)
     viewer_cache: dict = attrs.Factory(dict)  # (zone key, players) -> bit mask of who sees it
+    hidden_score_lines: set = attrs.Factory(set)  # score lines that read cards nobody may see yet
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -1590,7 +1592,9 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
     member_enum = dict(p.member_enum)
     faces = [_face_line(p, kinds[i], names[i], attrs_list[i]) for i in range(len(names))]
     var_types = {v.name: _ref_type(p, v.type) for v in p.vars.values()}
+    layout = compile_table(c, p.table)
     return CompiledGame(
+        layout=layout, hidden_score_lines=set(p.hidden_score_lines),
         display=dict(p.display), card_faces=faces, var_types=var_types, member_enum=member_enum,
         title=p.title, min_players=p.min_players, max_players=p.max_players, option_values=dict(options),
         card_names=names, card_kinds=kinds, card_attrs=attrs_list,

@@ -418,7 +418,10 @@ def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=N
                 for c in list(other):
                     m.move_card(c, source)
                 m.shuffle(source)
-                m.log("event", None, f"{refill} shuffled into {source}")
+                g = m.game
+                whose = f"{g.player_name(int(owner))}'s " if owner else "the "
+                m.log("event", None, f"{whose}{g.display_name(refill.split('#')[0])} is shuffled into "
+                                     f"{'their' if owner else 'the'} {g.display_name(zone_name)}")
         if not src:
             break
         if m.s.unordered and source in m.s.unordered:

@@ -246,8 +246,9 @@ def cmd_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     names = _seat_agents(args.agents, args.players, ["human"] + ["random"] * (args.players - 1), parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     hotseat = names.count("human") > 1
-    agents = [HumanAgent(hotseat=hotseat, title=game.name) if n == "human" else make_agent(n, agent_seed(seed, i))
-              for i, n in enumerate(names)]
+    plain = True if args.plain else None
+    agents = [HumanAgent(hotseat=hotseat, title=game.name, plain=plain, confirm_forced=args.confirm_forced)
+              if n == "human" else make_agent(n, agent_seed(seed, i)) for i, n in enumerate(names)]
     humans = [i for i, n in enumerate(names) if n == "human"]
     who = ", ".join(f"{seat_name(i)} {n}" for i, n in enumerate(names))
     echo(f"{game.name}: {_players(args.players)} ({who}), seed {seed}")
@@ -691,6 +692,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", type=_agent_list, metavar="A,B,...",
                    help="one agent per seat from human, random, greedy, mcts[:iterations=N|ms=N] (default: human,random,...)")
     p.add_argument("--save-log", metavar="FILE", help="write the game log to FILE when the game stops")
+    p.add_argument("--confirm-forced", action="store_true",
+                   help="ask even when a decision has only one legal action (default: take it and say so)")
+    p.add_argument("--plain", action="store_true",
+                   help="no colours (also when the output is not a terminal, or NO_COLOR is set)")
     add_house_arg(p)
     add_option_arg(p)
     p.set_defaults(run=lambda a, p=p: cmd_play(a, p))

@@ -17,7 +17,11 @@ import shutil
 import sys
 from typing import Any, TextIO
 
+from rich.text import Text
+
 from rulelang.printable import printable
+
+from . import screen
 
 __all__ = [
     "HumanAgent",
@@ -217,27 +221,49 @@ def render_result(state: Any) -> str:
     return "\n".join(lines)
 
 
-_HELP = """Type the number of an action and press Enter.
-  v  show the table again
-  ?  this help
-  q  quit the game (end of input quits too)"""
+_HELP = """Type the number of a choice and press Enter.
+  i N     the card text of choice N's card
+  c NAME  any card you can see (c Bedroom)
+  v       show the table again
+  ?       this help
+  q       quit the game (end of input quits too)"""
 
 _MAX_RECAP = 40
 
 
+def _cards_seen(view: dict | None) -> list[dict]:
+    """Every card the table view shows face up: [{"name", "face", "text"}]."""
+    out: list[dict] = []
+
+    def walk(items: list) -> None:
+        for item in items:
+            if item.get("type") == "row" and item.get("cards"):
+                out.extend(item["cards"])
+            walk(item.get("items") or [])
+    walk((view or {}).get("items") or [])
+    return out
+
+
 class HumanAgent:
-    """A person at the terminal. Reads a number from ``input``; re-asks on anything
-    else. ``hotseat=True`` (several people at one terminal) asks to pass the terminal
-    before showing a player's hidden cards."""
+    """A person at the terminal. Draws the table (``screen``), reads a number from ``input``;
+    re-asks on anything else. ``hotseat=True`` (several people at one terminal) asks to pass
+    the terminal before showing a player's hidden cards. A decision with one legal action is
+    taken at once (and said so) unless ``confirm_forced``."""
 
     name = "human"
 
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None,
-                 hotseat: bool = False, title: str = "") -> None:
+                 hotseat: bool = False, title: str = "", plain: bool | None = None,
+                 confirm_forced: bool = False, width: int = screen.WIDTH, height: int = screen.HEIGHT) -> None:
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
         self.hotseat = hotseat
         self.title = title
+        self.confirm_forced = confirm_forced
+        self.width = width
+        self.height = height
+        self.screen = screen.Screen(self.output, plain=plain, width=width)
+        self.forced: list[str] = []  # what was taken without asking, as told on screen
         self._seen: dict[int, int] = {}
 
     def _print(self, text: str = "") -> None:
@@ -265,35 +291,103 @@ class HumanAgent:
             new = [f"  ... ({len(new) - _MAX_RECAP} earlier lines)"] + new[-_MAX_RECAP:]
         return new
 
-    def show(self, state: Any, player: int, actions: list) -> None:
-        self._print(render_view(state.view(player), self.title))
+    def screen_lines(self, state: Any, player: int, actions: list, recap: list[str] | None = None) -> list:
+        """The whole screen of a decision, as lines no wider than ``width`` and no more than
+        ``height`` (the recap gives way first, then the choices go into columns)."""
+        width, height = self.width, self.height
+        view = state.table_view(player) if hasattr(state, "table_view") else None
+        if view is not None:
+            table = screen.table_lines(view, width)
+        else:
+            table = screen.generic_lines(state.view(player), state.game, width)
         decision = getattr(state, "decision", None)
         prompt = getattr(decision, "prompt", "") if decision is not None else ""
-        self._print(render_actions(actions, f"{seat_name(player)}: {prompt or 'choose an action'}"))
+        labels = [getattr(a, "label", None) or str(getattr(a, "value", a)) for a in actions]
+        room_for_choices = max(6, height - 2 - len(table) - 3)
+        choices = screen.choice_lines(labels, f"{seat_name(player)}: {prompt or 'choose an action'}", width,
+                                      rows=min(room_for_choices, len(labels) + 1))
+        head = Text(f"{self.title or state.game.name} · round {state.s.round} · {seat_name(player)} to choose",
+                    style="bold reverse")
+        used = 1 + len(table) + len(choices) + 1  # the head, the table, the choices, the input line
+        lines = [head]
+        recap = recap or []
+        room = height - used - 1
+        if recap and room > 0:
+            shown = recap[-room:]
+            note = "Since your last decision:" if len(shown) == len(recap) else \
+                f"Since your last decision ({len(recap) - len(shown)} earlier lines left out):"
+            lines.append(Text(note, style="dim"))
+            lines.extend(Text(x[: width]) for x in shown)
+        lines.extend(table)
+        lines.extend(choices)
+        return lines
+
+    def show(self, state: Any, player: int, actions: list, recap: list[str] | None = None) -> None:
+        self.screen.print_lines(self.screen_lines(state, player, actions, recap))
+
+    def card_info(self, state: Any, player: int, actions: list, arg: str) -> list:
+        """`i N`: the card of choice N; `c NAME`: a card on the table (as this player sees it)."""
+        g = state.game.compiled
+        if arg.isdigit():
+            n = int(arg)
+            if not 1 <= n <= len(actions):
+                return [Text(f"There is no choice {n}.")]
+            action = actions[n - 1]
+            value = getattr(action, "value", None)
+            label = getattr(action, "label", "")
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(g.card_names) \
+                    and g.card_names[value] in label:
+                return screen.card_lines(g.card_faces[value], str(g.card_attrs[value].get("text") or ""), self.width)
+            names = sorted({c for c in g.card_names if c and c in label}, key=len, reverse=True)
+            if names:
+                card = g.card_names.index(names[0])
+                return screen.card_lines(g.card_faces[card], str(g.card_attrs[card].get("text") or ""), self.width)
+            return [Text(f"Choice {n} is not a card: {label}")]
+        want = arg.lower()
+        seen = _cards_seen(state.table_view(player)) if hasattr(state, "table_view") else []
+        if not seen:  # a game without a table: the cards of the zones this player sees
+            view = state.view(player)
+            names = {c.split(" (+", 1)[0] for z in (view.get("zones") or {}).values() for c in (z.get("cards") or [])}
+            seen = [{"name": nm, "face": g.card_faces[g.card_names.index(nm)],
+                     "text": str(g.card_attrs[g.card_names.index(nm)].get("text") or "")}
+                    for nm in sorted(names) if nm in g.card_names]
+        hits = [c for c in seen if c["name"].lower() == want] or [c for c in seen if want in c["name"].lower()]
+        if not hits:
+            return [Text(f"No card called {arg!r} is in sight.")]
+        lines, done = [], set()
+        for c in hits:
+            if (c["face"], c["text"]) not in done:
+                done.add((c["face"], c["text"]))
+                lines.extend(screen.card_lines(c["face"], c["text"], self.width))
+        return lines[: self.height - 2]
 
     def choose(self, state: Any, player: int) -> Any:
         actions = list(state.legal_actions(player))
         if not actions:
             raise RuntimeError(f"{seat_name(player)} has no legal action at this decision")
+        if len(actions) == 1 and not self.confirm_forced:
+            note = f"{seat_name(player)}: {actions[0].label} (the only choice: taken for you)"
+            self.forced.append(note)
+            self._print(note)
+            return actions[0]
         if self.hotseat:
             self._read(f"\n--- {seat_name(player)}'s decision: pass the terminal, then press Enter ---")
         self._print()
-        first = player not in self._seen
         recap = self.recap(state, player)
-        if recap:
-            self._print("So far:" if first else "Since your last decision:")
-            for line in recap:
-                self._print(line)
-        self.show(state, player, actions)
+        self.show(state, player, actions, recap)
         while True:
-            answer = self._read(f"[1-{len(actions)}, ? for help] > ").lower()
-            if answer in ("q", "quit", "exit"):
+            answer = self._read(f"[1-{len(actions)}, i N card text, ? help] > ").strip()
+            low = answer.lower()
+            if low in ("q", "quit", "exit"):
                 raise QuitGame("quit")
-            if answer in ("?", "h", "help"):
+            if low in ("?", "h", "help"):
                 self._print(_HELP)
                 continue
-            if answer == "v":
+            if low == "v":
                 self.show(state, player, actions)
+                continue
+            if low[:2] in ("i ", "c ") and answer[2:].strip():
+                self.screen.print_lines(self.card_info(state, player, actions, answer[2:].strip()))
                 continue
             if answer.isdigit() and 1 <= int(answer) <= len(actions):
                 return actions[int(answer) - 1]
