@@ -296,13 +296,16 @@ class HumanAgent:
         ``height`` (the recap gives way first, then the choices go into columns)."""
         width, height = self.width, self.height
         view = state.table_view(player) if hasattr(state, "table_view") else None
-        if view is not None:
-            table = screen.table_lines(view, width)
-        else:
-            table = screen.generic_lines(state.view(player), state.game, width)
         decision = getattr(state, "decision", None)
         prompt = getattr(decision, "prompt", "") if decision is not None else ""
         labels = [getattr(a, "label", None) or str(getattr(a, "value", a)) for a in actions]
+        if view is not None:  # every card's face if it fits, else fewer (the others' boards first)
+            for compact in (0, 1, 2):
+                table = screen.table_lines(view, width, compact)
+                if len(table) + min(len(labels) + 1, 12) + 3 <= height:
+                    break
+        else:
+            table = screen.generic_lines(state.view(player), state.game, width)
         room_for_choices = max(6, height - 2 - len(table) - 3)
         choices = screen.choice_lines(labels, f"{seat_name(player)}: {prompt or 'choose an action'}", width,
                                       rows=min(room_for_choices, len(labels) + 1))

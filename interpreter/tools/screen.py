@@ -77,7 +77,7 @@ def _card_piece(card: dict) -> Text:
     return t
 
 
-def _row(item: dict, width: int, indent: str) -> list[Text]:
+def _row(item: dict, width: int, indent: str, faces: bool = True) -> list[Text]:
     head = Text(indent)
     head.append(f"{item['label']}", style=_LABEL)
     cards = item.get("cards")
@@ -88,7 +88,7 @@ def _row(item: dict, width: int, indent: str) -> list[Text]:
     head.append(f" ({len(cards)}):" if cards else ": none")
     if not cards:
         return [head]
-    if all(c["face"] == c["name"] for c in cards):
+    if not faces or all(c["face"] == c["name"] for c in cards):
         return _wrap(head, [_card_piece(c) for c in cards], width, indent + "  ")
     # Cards with more on their face than a name: one line each, numbered as people count.
     lines = [head]
@@ -203,7 +203,9 @@ def _score(item: dict, width: int, indent: str) -> list[Text]:
     return _wrap(Text(""), [t], width)
 
 
-def _items(items: list[dict], width: int, indent: str) -> list[Text]:
+def _items(items: list[dict], width: int, indent: str, compact: int = 0, mine: bool = True) -> list[Text]:
+    """``compact``: 0 draws every card's face line; 1 only outside the other players' boards;
+    2 none (names only, side by side). ``mine``: not inside another player's board."""
     lines: list[Text] = []
     counters: list[Text] = []
 
@@ -215,7 +217,18 @@ def _items(items: list[dict], width: int, indent: str) -> list[Text]:
     for item in items:
         kind = item["type"]
         if kind == "counter":
-            counters.append(_counter_piece(item))
+            piece = _counter_piece(item)
+            if piece.cell_len > width // 2:  # a long one reads best on a line of its own
+                flush()
+            counters.append(piece)
+            if piece.cell_len > width // 2:
+                flush()
+            continue
+        if kind == "row" and not item.get("cards"):  # face down or empty: as short as a counter
+            n = item.get("count", 0)
+            value = "none" if item.get("cards") is not None or not n else \
+                f"{n} card{'' if n == 1 else 's'}, face down"
+            counters.append(_counter_piece({"label": item["label"], "value": value}))
             continue
         flush()
         if kind == "section":
@@ -223,15 +236,15 @@ def _items(items: list[dict], width: int, indent: str) -> list[Text]:
             head.append(item["label"], style=_SECTION)
             head.append(" ──", style=_SECTION)
             lines.append(head)
-            lines.extend(_items(item["items"], width, indent + "  "))
+            lines.extend(_items(item["items"], width, indent + "  ", compact, mine))
         elif kind == "board":
             head = Text(indent + "── ", style=_YOU if item["you"] else _SECTION)
             head.append(item["label"] + (" (you)" if item["you"] else ""), style=_YOU if item["you"] else _SECTION)
             head.append(" ──", style=_YOU if item["you"] else _SECTION)
             lines.append(head)
-            lines.extend(_items(item["items"], width, indent + "  "))
+            lines.extend(_items(item["items"], width, indent + "  ", compact, item["you"]))
         elif kind == "row":
-            lines.extend(_row(item, width, indent))
+            lines.extend(_row(item, width, indent, faces=compact == 0 or (compact == 1 and mine)))
         elif kind == "places":
             lines.extend(_places(item, width, indent))
         elif kind == "track":
@@ -248,9 +261,9 @@ def _items(items: list[dict], width: int, indent: str) -> list[Text]:
     return lines
 
 
-def table_lines(view: dict, width: int = WIDTH) -> list[Text]:
-    """The table view as lines."""
-    return _items(view["items"], width, "")
+def table_lines(view: dict, width: int = WIDTH, compact: int = 0) -> list[Text]:
+    """The table view as lines; ``compact`` 1 or 2 draws fewer face lines (see ``_items``)."""
+    return _items(view["items"], width, "", compact)
 
 
 # ---- the generic view, for games without a `table:` section ---------------------------------

@@ -1,0 +1,254 @@
+"""The table as players see it (issue 13): the `table:` section, its evaluation into a table
+view, the terminal screens drawn from it, and that no screen shows what its viewer may not see.
+
+Snapshots: each game's screen at a fixed seed and step, in plain mode, is held in
+tests/snapshots/. They were reviewed by eye once; to accept a deliberate change, run with
+RULELANG_UPDATE_SNAPSHOTS=1 and review the diff.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.agents import RandomAgent
+from interpreter.tools.play import HumanAgent
+from rulelang import RuleError
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+GAMES = {"off_plan": 2, "welcome_to": 2, "plunderbund": 2}
+
+
+@pytest.fixture(scope="module")
+def games():
+    return {name: interpreter.load(str(ROOT / "games" / name)) for name in GAMES}
+
+
+def advance(state, steps: int, seed: int):
+    agent = RandomAgent(seed=seed)
+    for _ in range(steps):
+        if state.is_over:
+            break
+        state.apply(agent.choose(state, state.decision.players[0]))
+    return state
+
+
+def screen(state, player: int | None = None, recap: bool = True) -> list[str]:
+    player = state.decision.players[0] if player is None else player
+    human = HumanAgent(output=io.StringIO(), plain=True)
+    lines = human.screen_lines(state, player, state.legal_actions(player),
+                               human.recap(state, player) if recap else [])
+    return [line.plain for line in lines]
+
+
+# ---- snapshots --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,steps", [("off_plan", 40), ("welcome_to", 25), ("plunderbund", 30)])
+def test_screen_snapshot(games, name, steps):
+    state = advance(games[name].new_game(players=2, seed=7), steps, seed=7)
+    text = "\n".join(screen(state)) + "\n"
+    path = SNAPSHOTS / f"{name}.txt"
+    if os.environ.get("RULELANG_UPDATE_SNAPSHOTS") or not path.exists():
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_welcome_to_sheet_is_drawn_as_the_sheet(games):
+    """Three streets of 10, 11 and 12 houses, pools where the sheet prints them, the tracks."""
+    state = games["welcome_to"].new_game(players=2, seed=1)
+    lines = screen(state, 0, recap=False)
+    streets = {ln.split()[0]: ln for ln in lines if ln.strip().split(" ")[0] in ("Top", "Middle", "Bottom")}
+    assert streets["Top"].count(".") == 10 and streets["Middle"].count(".") == 11
+    assert streets["Bottom"].count(".") == 12
+    assert [streets[s].split(s, 1)[1].count("o") for s in ("Top", "Middle", "Bottom")] == [3, 3, 3]
+    assert any(ln.strip().startswith("Pools:") and "0/9" in ln for ln in lines)
+    assert any(ln.strip().startswith("Refusals:") and "0/3" in ln for ln in lines)
+    # Writing a number and a fence shows on the sheet, where the rulebook's house is.
+    state.set_var("houses", [-1] * 3 + [7] + [-1] * 29, player=0)
+    state.set_var("fence", [False] * 3 + [True] + [False] * 29, player=0)
+    top = next(ln for ln in screen(state, 0, recap=False) if ln.strip().startswith("Top"))
+    cells = top.split("Top", 1)[1]
+    assert cells[4 + 15:4 + 20] == " 7  |"  # house 4 (after "Top" padded to "Middle"): number, fence
+
+
+def test_plunderbund_shows_seats_from_1_and_favors_as_a_count(games):
+    state = advance(games["plunderbund"].new_game(players=2, seed=3), 40, seed=3)
+    text = "\n".join(screen(state))
+    assert "First player this month: Player" in text
+    assert "[Favor]" not in text and "Favor pile: " in text
+    assert "A1" in text or "A2" in text  # agents on merchants by seat number
+
+
+# ---- every screen fits --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_screen_of_random_games_fits_100_by_40(games, name):
+    rng = random.Random(name)
+    for game_no in range(2):
+        state = games[name].new_game(players=2, seed=game_no)
+        agent = RandomAgent(seed=game_no)
+        human = HumanAgent(output=io.StringIO(), plain=True)
+        steps = 0
+        while not state.is_over and steps < 400:
+            player = state.decision.players[0]
+            actions = state.legal_actions(player)
+            if len(actions) > 1 and rng.random() < 0.5:
+                lines = human.screen_lines(state, player, actions, human.recap(state, player))
+                assert len(lines) + 1 <= 40, "\n".join(x.plain for x in lines)
+                assert max(x.cell_len for x in lines) <= 100, "\n".join(x.plain for x in lines)
+            state.apply(agent.choose(state, player))
+            steps += 1
+
+
+# ---- secrets stay secret ------------------------------------------------------------------------
+
+
+def _swap_hidden(state, viewer: int, rng: random.Random):
+    """Change what `viewer` may not see: reorder hidden zones, swap cards between another
+    player's hidden hand and a hidden deck. Returns a changed clone."""
+    other = state.clone()
+    g = other.game.compiled
+    for key, cards in other.s.zones.items():
+        base, _, owner = key.partition("#")
+        if base == "box" or base not in g.zone_decls:
+            continue
+        per_player, vis = g.zone_decls[base]
+        hidden = vis == "hidden" or (vis == "owner" and owner != str(viewer))
+        if hidden and len(cards) > 1:
+            rng.shuffle(cards)
+    return other
+
+
+def _swap_hand_with_deck(state, viewer: int):
+    """Exchange a card of another player's owner-only hand with a card of a hidden deck."""
+    s = state.clone()
+    g = s.game.compiled
+    hands = [k for k in s.s.zones if g.zone_decls.get(k.split("#")[0], (0, ""))[1] == "owner"
+             and not k.endswith(f"#{viewer}") and s.s.zones[k]]
+    decks = [k for k in s.s.zones if g.zone_decls.get(k.split("#")[0], (0, ""))[1] == "hidden"
+             and "#" not in k and s.s.zones[k]]
+    if not hands or not decks:
+        return None
+    hand, deck = s.s.zones[hands[0]], s.s.zones[decks[0]]
+    a, b = hand[0], deck[-1]
+    hand[0], deck[-1] = b, a
+    s.s.where[a], s.s.where[b] = decks[0], hands[0]
+    return s
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_no_screen_shows_what_its_viewer_may_not_see(games, name):
+    rng = random.Random(1)
+    checked = 0
+    for seed in range(3):
+        state = games[name].new_game(players=2, seed=seed)
+        for steps in (0, 15, 30):
+            state = advance(state, 15 if steps else 0, seed)
+            if state.is_over:
+                break
+            for viewer in range(2):
+                before = json.dumps(state.table_view(viewer), sort_keys=True)
+                changed = _swap_hidden(state, viewer, rng)
+                assert json.dumps(changed.table_view(viewer), sort_keys=True) == before
+                swapped = _swap_hand_with_deck(state, viewer)
+                if swapped is not None:
+                    assert json.dumps(swapped.table_view(viewer), sort_keys=True) == before
+                checked += 1
+    assert checked >= 6
+
+
+def test_while_choosing_at_once_others_see_a_sheet_as_it_was(games):
+    """Welcome To: after Player 1 writes a number, Player 2's screen still shows Player 1's sheet
+    as it was when the turn began; Player 1's own screen shows the number."""
+    state = games["welcome_to"].new_game(players=2, seed=2)
+    before = json.dumps(state.table_view(1), sort_keys=True)
+    while state.decision is not None and 0 in state.decision.players:
+        state.apply(state.legal_actions(0)[0])
+        if json.dumps(state.table_view(0)) != json.dumps(games["welcome_to"].new_game(players=2, seed=2).table_view(0)):
+            break
+    assert 1 in state.decision.players  # Player 2 has not chosen yet
+    assert json.dumps(state.table_view(1), sort_keys=True) == before
+
+
+# ---- the language -------------------------------------------------------------------------------
+
+BASE = '''game "Hands"
+players 2 to 2
+kind chip:
+    value "value": int
+    face: value
+cards chip (name, value, copies):
+    "Chip", 1, 4
+zone deck "Deck": hidden
+zone hand "Hand" per player: owner
+zone pool: public
+var turns "Turns" per player: int = 0
+setup:
+    move cards(chip) to deck
+    for p in players:
+        draw 1 from deck to p.hand
+flow:
+    for p in players:
+        turn p:
+            choose c in p.hand prompt "Play" label "Play {c.name}"
+            move c to pool
+            set p.turns += 1
+'''
+
+
+def load(tmp_path, table: str):
+    (tmp_path / "game.rules").write_text(BASE + table)
+    return interpreter.load(str(tmp_path))
+
+
+def test_a_table_shows_what_it_names_and_hides_hands(tmp_path):
+    game = load(tmp_path, '''table:
+    section "Middle":
+        row "Pool" pool
+        counter "Deck" count(deck)
+    board p:
+        row "Hand" p.hand
+        counter "Turns" p.turns
+        track "Turns taken" p.turns of 1
+''')
+    view = game.new_game(players=2, seed=1).table_view(0)
+    middle, mine, theirs = view["items"]
+    assert middle["items"][1] == {"type": "counter", "label": "Deck", "value": "2"}
+    assert mine["you"] and mine["label"] == "Player 1" and mine["items"][0]["cards"][0]["face"] == "Chip - value 1"
+    assert theirs["items"][0] == {"type": "row", "label": "Hand", "count": 1, "cards": None}
+    assert json.loads(json.dumps(view)) == view  # plain data
+
+
+def test_a_game_without_a_table_has_no_table_view(tmp_path):
+    game = load(tmp_path, "")
+    assert game.new_game(players=2, seed=1).table_view(0) is None
+
+
+@pytest.mark.parametrize("table", [
+    'table:\n    counter "Top of the deck" first(deck).value\n',
+    'table:\n    board p:\n        counter "Hand" count(c in p.hand where c.value > 0)\n',
+    'table:\n    row "Peek" [c in deck]\n',
+    'table:\n    counter "Peek" peek\ndefine peek = first(deck).name\n',
+])
+def test_a_table_that_reads_hidden_cards_is_refused(tmp_path, table):
+    with pytest.raises(RuleError) as err:
+        load(tmp_path, table)
+    assert "E309" in str(err.value) and "deck" in str(err.value) or "hand" in str(err.value)
+
+
+def test_the_generic_view_is_tidy(tmp_path):
+    game = load(tmp_path, "")
+    state = game.new_game(players=2, seed=1)
+    text = "\n".join(screen(state, 0, recap=False))
+    assert "box" not in text and "Pool" not in text  # empty zones are left out
+    assert "Turns: Player 1 0, Player 2 0" in text  # display names, 0 shown
+    assert "Player 2 Hand: 1 card, face down" in text
