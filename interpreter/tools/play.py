@@ -345,6 +345,18 @@ class HumanAgent:
             if names:
                 card = g.card_names.index(names[0])
                 return screen.card_lines(g.card_faces[card], str(g.card_attrs[card].get("text") or ""), self.width)
+            # Not a card by name: an attribute printed on cards (an effect, an ability) explains it.
+            best: tuple[int, int] | None = None
+            for card, face in enumerate(g.card_faces):
+                if not g.card_attrs[card].get("text"):
+                    continue
+                for part in face.split(" - ")[1:]:
+                    if len(part) >= 4 and part in label and (best is None or len(part) > best[0]):
+                        best = (len(part), card)
+            if best is not None:
+                card = best[1]
+                part = max((x for x in g.card_faces[card].split(" - ")[1:] if x in label), key=len)
+                return screen.card_lines(part, str(g.card_attrs[card].get("text") or ""), self.width)
             return [Text(f"Choice {n} is not a card: {label}")]
         want = arg.lower()
         seen = _cards_seen(state.table_view(player)) if hasattr(state, "table_view") else []
