@@ -215,7 +215,7 @@ def render_result(state: Any) -> str:
         except Exception:  # the breakdown is a courtesy; the total above is what counts
             breakdown = {}
         if breakdown:
-            lines.append("      " + ", ".join(f"{k} {v}" for k, v in breakdown.items()))
+            lines.append("      " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in breakdown.items()))
     names = ", ".join(seat_name(p) for p in sorted(winners)) or "nobody"
     lines.append(f"Winner{'s' if len(winners) > 1 else ''}: {names}")
     return "\n".join(lines)

@@ -343,19 +343,23 @@ def choice_lines(labels: list[str], prompt: str, width: int = WIDTH, rows: int =
     return lines
 
 
-def card_lines(face: str, text: str, width: int = WIDTH) -> list[Text]:
-    """A card on request: its face line, then its rules text wrapped."""
-    lines = [_fit(Text(face, style=_CARD), width)]
-    words = (text or "(no rules text)").split()
-    line = "  "
-    for w in words:
-        if len(line) + len(w) + 1 > width and line.strip():
-            lines.append(Text(line.rstrip()))
-            line = "  "
-        line += w + " "
+def _words(text: str, width: int, first: str = "", rest: str = "  ") -> list[str]:
+    """Plain text wrapped at spaces: the first line starts with ``first``, the others ``rest``."""
+    lines, line = [], first
+    for word in text.split():
+        if line.strip() and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = rest
+        line += ("" if not line.strip() else " ") + word
     if line.strip():
-        lines.append(Text(line.rstrip()))
-    return lines
+        lines.append(line)
+    return [x[:width] for x in lines]
+
+
+def card_lines(face: str, text: str, width: int = WIDTH) -> list[Text]:
+    """A card on request: its face line, then its rules text, both wrapped."""
+    return ([Text(x, style=_CARD) for x in _words(face, width)]
+            + [Text(x) for x in _words(text or "(no rules text)", width, "  ")])
 
 
 class Screen:
