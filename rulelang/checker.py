@@ -71,6 +71,8 @@ class Program:
     display: dict = attrs.Factory(dict)
     table: n.TableDecl | None = None  # what players see (the `table:` section)
     hidden_score_lines: set = attrs.Factory(set)  # labels of score lines that read hidden cards
+    table_private: set = attrs.Factory(set)  # ids of table items shown on their owner's board only
+    score_line_vis: dict = attrs.Factory(dict)  # score line -> public, owner or hidden (rulelang/flow.py)
     choice_values: dict = attrs.Factory(dict)  # option choice value -> option name
     # Filled by the checker for the compiler: id(node) -> type / resolution.
     types: dict = attrs.Factory(dict)

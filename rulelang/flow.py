@@ -240,6 +240,8 @@ class _Flow:
                     return obj
                 if vis == "owner" and self.p.types.get(id(e.obj)) == "player":
                     return self.player_label(e.obj, ctx)
+                if isinstance(e.obj, n.Name) and e.obj.id == "supply":
+                    return HIDDEN  # what is left in the supply would give the players' amounts away
                 return obj if vis == "owner" else HIDDEN
             if cat == "cvar":
                 vis = self.var_vis(name)
@@ -595,6 +597,59 @@ class _Flow:
             self.block(t.body, _Ctx({}, {}, {}))
         for name, proc in p.procs.items():  # also each procedure on its own, with public arguments
             self.call(name, [n.Name(prm.name, prm.pos) for prm in proc.params], _Ctx({}, {}, {}))
+        # Who may read each score line while the game runs (the table's running score):
+        # "public", "owner" (its player's own: `p.chips` of owner chips) or "hidden".
+        p.score_line_vis = {}
+        for line, var in p.score_lines:
+            label = self.label(line.value, _Ctx({var: PUBLIC}, {}, {}))
+            p.score_line_vis[line.label] = ("public" if label is None else
+                                            "owner" if var in label else "hidden")
+        if p.table is not None:
+            p.table_private = set()
+            for item in p.table.items:
+                self.table_item(item, _Ctx({"viewer": PUBLIC}, {}, {}), None)
+
+    # ---- the table: every viewer reads it
+    def table_item(self, item: n.TableItem, ctx: _Ctx, board: str | None) -> None:
+        """What a table item shows must be public, or the viewer's own (`viewer.chips`), or the
+        board's player's own (`p.chips` inside `board p:`): such an item is shown on the viewer's
+        own board only (recorded in ``table_private``). Anything else is refused (E309)."""
+        inner = ctx.fork()
+        parts = []  # the expressions whose values are shown
+        for i, e in enumerate(item.exprs):
+            if item.kind == "row" and i == 0 and self.is_zone(e) and not isinstance(e, n.Gen):
+                continue  # a zone named outright: the engine shows its cards to who may see them
+            if item.kind == "markers" and i == 3:
+                inner.env[item.var] = self.value_label(item.exprs[2], ctx)
+            parts.append(e)
+        if item.when is not None:
+            parts.append(item.when)
+        if item.note is not None:
+            first = item.exprs[0] if item.exprs else None
+            if first is None or (item.kind == "row" and self.is_zone(first)):
+                inner.env[item.var] = PUBLIC  # notes are worked out only for cards the viewer sees
+            else:
+                inner.env[item.var] = self.label(first, ctx)
+            parts.append(item.note)
+        if item.kind == "board":
+            inner.env[item.var] = PUBLIC  # whose board it is, is no secret
+            board = item.var
+        private = False
+        for e in parts:
+            label = self.label(e, inner if e is item.note or item.kind == "markers" else ctx)
+            if label is None or "viewer" in label:
+                continue
+            if board is not None and board in label:
+                private = True
+                continue
+            self.errors.setdefault((item.pos.file, e.pos.line, e.pos.col), Diagnostic(
+                "E309", f"the table shows {self.culprit(e, inner, EVERYONE)} to every viewer; only "
+                        f"{describe(label)} may see it", e.pos,
+                f"show it on its owner's board (`board {board or 'p'}:`), or as `viewer`'s own"))
+        if private:
+            self.p.table_private.add(id(item))
+        for child in item.children:
+            self.table_item(child, inner, board)
 
 
 def _sortable(label: Label) -> tuple | None:

@@ -18,6 +18,7 @@ import pytest
 
 import interpreter
 from interpreter.agents import RandomAgent
+from interpreter.engine.information import card_visible, zone_visible
 from interpreter.tools.play import HumanAgent
 from rulelang import RuleError
 
@@ -112,37 +113,69 @@ def test_every_screen_of_random_games_fits_100_by_40(games, name):
 # ---- secrets stay secret ------------------------------------------------------------------------
 
 
+def _unknown(state, viewer: int, card: int) -> bool:
+    return not card_visible(state.game.compiled, state.s, card, viewer)
+
+
 def _swap_hidden(state, viewer: int, rng: random.Random):
-    """Change what `viewer` may not see: reorder hidden zones, swap cards between another
-    player's hidden hand and a hidden deck. Returns a changed clone."""
+    """Change what `viewer` may not see: reorder the cards they do not know within each zone
+    they cannot see (a card they know keeps its place). Returns a changed clone."""
     other = state.clone()
     g = other.game.compiled
     for key, cards in other.s.zones.items():
-        base, _, owner = key.partition("#")
-        if base == "box" or base not in g.zone_decls:
+        base = key.partition("#")[0]
+        if base == "box" or base not in g.zone_decls or zone_visible(g, key, viewer):
             continue
-        per_player, vis = g.zone_decls[base]
-        hidden = vis == "hidden" or (vis == "owner" and owner != str(viewer))
-        if hidden and len(cards) > 1:
-            rng.shuffle(cards)
+        places = [i for i, c in enumerate(cards) if _unknown(other, viewer, c)]
+        moved = [cards[i] for i in places]
+        rng.shuffle(moved)
+        for i, c in zip(places, moved, strict=True):
+            cards[i] = c
     return other
 
 
 def _swap_hand_with_deck(state, viewer: int):
-    """Exchange a card of another player's owner-only hand with a card of a hidden deck."""
+    """Exchange a card of another player's owner-only hand with a card of a hidden deck, both
+    unknown to the viewer."""
     s = state.clone()
     g = s.game.compiled
     hands = [k for k in s.s.zones if g.zone_decls.get(k.split("#")[0], (0, ""))[1] == "owner"
-             and not k.endswith(f"#{viewer}") and s.s.zones[k]]
+             and not k.endswith(f"#{viewer}") and any(_unknown(s, viewer, c) for c in s.s.zones[k])]
     decks = [k for k in s.s.zones if g.zone_decls.get(k.split("#")[0], (0, ""))[1] == "hidden"
-             and "#" not in k and s.s.zones[k]]
+             and "#" not in k and any(_unknown(s, viewer, c) for c in s.s.zones[k])]
     if not hands or not decks:
         return None
     hand, deck = s.s.zones[hands[0]], s.s.zones[decks[0]]
-    a, b = hand[0], deck[-1]
-    hand[0], deck[-1] = b, a
+    i = next(i for i, c in enumerate(hand) if _unknown(s, viewer, c))
+    j = max(j for j, c in enumerate(deck) if _unknown(s, viewer, c))
+    a, b = hand[i], deck[j]
+    hand[i], deck[j] = b, a
     s.s.where[a], s.s.where[b] = decks[0], hands[0]
     return s
+
+
+def _alter_secrets(state, viewer: int):
+    """Change the vars and token counts `viewer` may not read (hidden ones; other players'
+    `owner` ones). Returns a changed clone, or None when there is nothing to change."""
+    s = state.clone()
+    g = s.game.compiled
+    changed = False
+    for key, value in list(s.s.vars.items()):
+        name, _, owner = key.split("@")[0].partition("#")
+        vis = g.var_visibility.get(name, "public")
+        if vis == "public" or (vis == "owner" and owner == str(viewer)) or name in g.var_card_types:
+            continue
+        if isinstance(value, bool):
+            s.s.vars[key], changed = not value, True
+        elif isinstance(value, int):
+            s.s.vars[key], changed = value + 1, True
+    for key in list(s.s.tokens):
+        holder, token, _ = key.split("|")
+        vis = g.token_visibility.get(token, "public")
+        if vis == "hidden" or (vis == "owner" and holder.startswith("p") and holder != f"p{viewer}"):
+            s.s.tokens[key] += 1
+            changed = True
+    return s if changed else None
 
 
 @pytest.mark.parametrize("name", list(GAMES))
@@ -162,6 +195,9 @@ def test_no_screen_shows_what_its_viewer_may_not_see(games, name):
                 swapped = _swap_hand_with_deck(state, viewer)
                 if swapped is not None:
                     assert json.dumps(swapped.table_view(viewer), sort_keys=True) == before
+                altered = _alter_secrets(state, viewer)
+                if altered is not None:
+                    assert json.dumps(altered.table_view(viewer), sort_keys=True) == before
                 checked += 1
     assert checked >= 6
 
@@ -252,3 +288,85 @@ def test_the_generic_view_is_tidy(tmp_path):
     assert "box" not in text and "Pool" not in text  # empty zones are left out
     assert "Turns: Player 1 0, Player 2 0" in text  # display names, 0 shown
     assert "Player 2 Hand: 1 card, face down" in text
+
+
+# ---- secrets of vars and tokens on the table (issue 12's visibility) ------------------------------
+
+SPIES = ROOT / "examples" / "information"
+
+
+def _board(view, player):
+    return next(i for i in view["items"] if i["type"] == "board" and i["player"] == player)
+
+
+def _counter(board, label):
+    return next(i["value"] for i in board["items"] if i.get("label") == label)
+
+
+def test_owner_secrets_show_on_their_own_board_only():
+    """Spies and Seers: each player's chips and looks are `owner`: the viewer reads their own,
+    and a `?` on the others' boards, whose running score is unknown too."""
+    state = interpreter.load(str(SPIES)).new_game(players=2, seed=1)
+    view = state.table_view(0)
+    mine, theirs = _board(view, 0), _board(view, 1)
+    assert (_counter(mine, "Chips"), _counter(mine, "Looks taken")) == ("5", "0")
+    assert (_counter(theirs, "Chips"), _counter(theirs, "Looks taken")) == ("?", "?")
+    [score] = [i for i in theirs["items"] if i["type"] == "score"]
+    assert score["hidden"] and score["lines"] == [{"label": "chips", "value": None}]
+    lines = screen(state, 0, recap=False)
+    assert any("Chips: 5" in x for x in lines) and any("Chips: ?" in x for x in lines)
+
+
+def test_a_hand_looked_at_shows_the_cards_seen_in_place():
+    state = interpreter.load(str(SPIES)).new_game(players=2, seed=1)
+    state.apply(next(a for a in state.legal_actions(0) if a.label == "Spy"))
+    state.apply(next(a for a in state.legal_actions(0) if a.label == "Player 2"))
+    row = _board(state.table_view(0), 1)["items"][0]
+    hand = [state.game.card_name(c) for c in state.s.zones["hand#1"]]
+    assert row["cards"] is None and [(k["at"], k["name"]) for k in row["known"]] == list(enumerate(hand))
+    assert "known" not in _board(state.table_view(1), 0)["items"][0]  # Player 2 saw nothing
+    assert f"you know #1 {hand[0]}" in "\n".join(screen(state, 0, recap=False))
+
+
+@pytest.mark.parametrize("table,shown", [
+    ('var depth: int = 0, hidden\ntable:\n    counter "Depth" depth\n', "`depth`"),
+    ('var note per player: int = 0, owner\ntable:\n    counter "First note" first(players).note\n',
+     "`first(players).note`"),
+    ('var note per player: int = 0, owner\ntable:\n    board p:\n        counter "Next" next_player(p).note\n',
+     "`next_player(p).note`"),
+    ('token coin: supply 9, owner\ntable:\n    board p:\n        counter "Left" p.coin when supply.coin > 0\n',
+     "`supply.coin`"),
+])
+def test_a_table_that_shows_a_secret_value_is_refused(tmp_path, table, shown):
+    with pytest.raises(RuleError) as err:
+        load(tmp_path, table)
+    [d] = err.value.diagnostics
+    assert d.code == "E309" and d.message.startswith(f"the table shows {shown} to every viewer")
+
+
+def test_a_players_own_secret_may_be_shown_to_them(tmp_path):
+    game = load(tmp_path, 'var note per player: int = 0, owner\ntable:\n    counter "Mine" viewer.note\n'
+                          '    board p:\n        counter "Note" p.note\n')
+    state = game.new_game(players=2, seed=1)
+    state.s.vars["note#1"] = 7
+    view = state.table_view(1)
+    assert view["items"][0]["value"] == "7" and _counter(_board(view, 1), "Note") == "7"
+    assert _counter(_board(state.table_view(0), 1), "Note") == "?"
+
+
+def test_the_secrecy_check_covers_vars_and_tokens_of_the_example():
+    """The leak test's changes (hidden order, hands swapped with the deck, secret amounts) leave
+    every table view of Spies and Seers as it was."""
+    game = interpreter.load(str(SPIES))
+    rng = random.Random(3)
+    altered_some = 0
+    for seed in range(4):
+        state = advance(game.new_game(players=3, seed=seed), seed * 2, seed)
+        for viewer in range(3):
+            before = json.dumps(state.table_view(viewer), sort_keys=True)
+            for changed in (_swap_hidden(state, viewer, rng), _swap_hand_with_deck(state, viewer),
+                            _alter_secrets(state, viewer)):
+                if changed is not None:
+                    assert json.dumps(changed.table_view(viewer), sort_keys=True) == before
+            altered_some += _alter_secrets(state, viewer) is not None
+    assert altered_some == 12

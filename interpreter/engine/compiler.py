@@ -135,6 +135,7 @@ class CompiledGame:
     card_locals: dict[str, frozenset] = attrs.Factory(dict)
     viewer_cache: dict = attrs.Factory(dict)  # (zone key, players) -> bit mask of who sees it
     hidden_score_lines: set = attrs.Factory(set)  # score lines that read cards nobody may see yet
+    owner_score_lines: set = attrs.Factory(set)  # score lines only their player may read (secret chips)
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -1594,7 +1595,9 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
     var_types = {v.name: _ref_type(p, v.type) for v in p.vars.values()}
     layout = compile_table(c, p.table)
     return CompiledGame(
-        layout=layout, hidden_score_lines=set(p.hidden_score_lines),
+        layout=layout,
+        hidden_score_lines=set(p.hidden_score_lines) | {k for k, v in p.score_line_vis.items() if v == "hidden"},
+        owner_score_lines={k for k, v in p.score_line_vis.items() if v == "owner"},
         display=dict(p.display), card_faces=faces, var_types=var_types, member_enum=member_enum,
         title=p.title, min_players=p.min_players, max_players=p.max_players, option_values=dict(options),
         card_names=names, card_kinds=kinds, card_attrs=attrs_list,

@@ -15,7 +15,9 @@ and its items (every one has "type"; "label" where the rule file gives one)::
 
     {"type": "section", "label", "items"}
     {"type": "board", "label": "Player 2", "player": 1, "you": false, "items"}
-    {"type": "row", "label", "count", "cards": [{"name", "face", "text", "note"}] or null when hidden}
+    {"type": "row", "label", "count", "cards": [{"name", "face", "text", "note"}] or null when hidden,
+        "known": [{"at", "name", "face", "text"}] (only when hidden: the cards the viewer knows, by place);
+        "count" is null when even how many is the board's player's secret}
     {"type": "places", "label", "places": [{"name", "note"}]}
     {"type": "counter", "label", "value": "text"}
     {"type": "track", "label", "value", "size"}
@@ -35,6 +37,7 @@ import attrs
 from rulelang import nodes as n
 from rulelang.diagnostics import RuleRuntimeError
 
+from .information import card_visible
 from .runtime import RULE_FAULTS, Machine, python_error
 
 Fn = Callable[[Any, dict], Any]
@@ -54,6 +57,7 @@ class CompiledItem:
     children: tuple
     zone_key: Fn | None  # a row naming a zone: the zone's key in the state
     pos: n.Pos
+    private: bool = False  # reads the board's player's own secrets: shown on the viewer's own board only
 
 
 def compile_table(c: Any, decl: n.TableDecl | None) -> tuple[CompiledItem, ...] | None:
@@ -83,7 +87,7 @@ def _compile_item(c: Any, item: n.TableItem) -> CompiledItem:
         when=c.expr(item.when) if item.when is not None else None,
         children=tuple(_compile_item(c, child) for child in item.children),
         zone_key=_zone_key(c, item.exprs[0]) if item.kind == "row" else None,
-        pos=item.pos)
+        pos=item.pos, private=id(item) in c.p.table_private)
 
 
 # ---- evaluating -----------------------------------------------------------------------------
@@ -127,6 +131,9 @@ def _items(items: tuple, m: Machine, L: dict, viewer: _Viewer) -> list[dict]:
     out = []
     for item in items:
         try:
+            if item.private and L.get(_BOARD) != viewer.player:
+                out.append(_secret(item))  # another player's own secret (rulelang/flow.py)
+                continue
             if item.when is not None and not item.when(m, L):
                 continue
             out.extend(_item(item, m, L, viewer))
@@ -136,6 +143,13 @@ def _items(items: tuple, m: Machine, L: dict, viewer: _Viewer) -> list[dict]:
             out.append({"type": "error", "label": item.label,
                         "message": f"{item.pos}: this cannot be shown ({python_error(err)})"})
     return out
+
+
+def _secret(item: CompiledItem) -> dict:
+    """An item that shows its player's secret, on another player's board: that it is secret."""
+    if item.kind == "row":
+        return {"type": "row", "label": item.label, "count": None, "cards": None}
+    return {"type": "counter", "label": item.label, "value": "?"}
 
 
 def _card(game: Any, card: int, note: str | None) -> dict:
@@ -170,7 +184,13 @@ def _item(item: CompiledItem, m: Machine, L: dict, viewer: _Viewer) -> list[dict
                 return [{"type": "row", "label": item.label, "count": viewer.secret[owner]["zones"].get(key, 0),
                          "cards": None}]
             if not (vis == "public" or (vis == "owner" and owner == viewer.player)):
-                return [{"type": "row", "label": item.label, "count": len(cards), "cards": None}]
+                row = {"type": "row", "label": item.label, "count": len(cards), "cards": None}
+                # The cards of it the viewer knows (they looked, or saw them go there), in place.
+                known = [{"at": i, **_card(g, c, None)} for i, c in enumerate(cards)
+                         if card_visible(g, m.s, c, viewer.player)]
+                if known:
+                    row["known"] = known
+                return [row]
         shown = []
         for card in cards:
             note = None
@@ -207,12 +227,12 @@ def _item(item: CompiledItem, m: Machine, L: dict, viewer: _Viewer) -> list[dict
                                                           for x in cells or []]})
         return [{"type": "grid", "label": item.label, "lines": lines}]
     if kind == "score":
-        return [_score(item, m, L)]
+        return [_score(item, m, L, viewer.player)]
     raise AssertionError(f"unknown table item {kind}")
 
 
-def _score(item: CompiledItem, m: Machine, L: dict) -> dict:
-    """The running score of the board's player: every line that reads no hidden card (the others
+def _score(item: CompiledItem, m: Machine, L: dict, viewer: int) -> dict:
+    """The running score of the board's player: every line the viewer may read (the others
     are shown as unknown until the end, and left out of the total)."""
     g = m.game
     player = L.get(_BOARD)
@@ -220,7 +240,8 @@ def _score(item: CompiledItem, m: Machine, L: dict) -> dict:
         return {"type": "error", "label": "score", "message": f"{item.pos}: `score` belongs inside a `board`"}
     lines, total, hidden = [], 0, False
     for label, f in g.score_lines:
-        if label in g.hidden_score_lines and not m.s.over:
+        secret = label in g.hidden_score_lines or (label in g.owner_score_lines and player != viewer)
+        if secret and not m.s.over:
             lines.append({"label": label.replace("_", " "), "value": None})
             hidden = True
             continue

@@ -77,13 +77,23 @@ def _card_piece(card: dict) -> Text:
     return t
 
 
+def _face_down(item: dict) -> str:
+    """A row the viewer cannot see: how many cards (unless that is secret too), and the ones
+    they know and where ("2nd: Ruby")."""
+    n = item.get("count")
+    text = "secret" if n is None else f"{n} card{'' if n == 1 else 's'}, face down"
+    known = item.get("known") or []
+    if known:
+        text += "; you know " + ", ".join(f"#{k['at'] + 1} {k['name']}" for k in known)
+    return text
+
+
 def _row(item: dict, width: int, indent: str, faces: bool = True) -> list[Text]:
     head = Text(indent)
     head.append(f"{item['label']}", style=_LABEL)
     cards = item.get("cards")
     if cards is None:
-        n = item.get("count", 0)
-        head.append(f": {n} card{'' if n == 1 else 's'}, face down", style=_DIM)
+        head.append(": " + _face_down(item), style=_DIM)
         return [head]
     head.append(f" ({len(cards)}):" if cards else ": none")
     if not cards:
@@ -226,8 +236,7 @@ def _items(items: list[dict], width: int, indent: str, compact: int = 0, mine: b
             continue
         if kind == "row" and not item.get("cards"):  # face down or empty: as short as a counter
             n = item.get("count", 0)
-            value = "none" if item.get("cards") is not None or not n else \
-                f"{n} card{'' if n == 1 else 's'}, face down"
+            value = "none" if item.get("cards") is not None or n == 0 else _face_down(item)
             counters.append(_counter_piece({"label": item["label"], "value": value}))
             continue
         flush()
