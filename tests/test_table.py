@@ -370,3 +370,68 @@ def test_the_secrecy_check_covers_vars_and_tokens_of_the_example():
                     assert json.dumps(changed.table_view(viewer), sort_keys=True) == before
             altered_some += _alter_secrets(state, viewer) is not None
     assert altered_some == 12
+
+
+# ---- the API a front end uses: events since a decision, the card of an action, card text ------
+
+SPELLS = '''game "Spells"
+players 2
+kind spell:
+    power "power": int
+    face: power
+cards spell (name, power, text):
+    "Fireball", 3, "Deal 3 damage to the player on your left."
+    "Heal", 1, "Gain 1 life."
+    "Frost", 2, "The next player skips a turn."
+    "Spark", 1, "Deal 1 damage."
+zone deck: hidden
+zone hand per player: owner
+zone pile: public
+setup:
+    move cards(spell) to deck
+    for p in players:
+        draw 2 from deck to p.hand
+flow:
+    repeat 2:
+        for p in players:
+            turn p:
+                choose c in p.hand by p prompt "Cast" label "Cast {c.name}"
+                move c to pile
+                log "{p} casts {c.name}"
+table:
+    row "Pile" pile
+    board p:
+        row "Hand" p.hand
+'''
+
+
+def test_events_since_a_seats_last_decision(tmp_path):
+    (tmp_path / "game.rules").write_text(SPELLS)
+    state = interpreter.load(str(tmp_path)).new_game(players=2, seed=1)
+    assert state.events_since_last_decision(1) == state.log_for(1)  # before their first: everything
+    state.apply(state.legal_actions(0)[0])
+    state.apply(state.legal_actions(1)[0])
+    state.apply(state.legal_actions(0)[0])
+    texts = [e.text for e in state.events_since_last_decision(1)]
+    assert texts[0] == "Player 2 casts " + state.game.card_name(state.s.zones["pile"][1])
+    assert "Player 1 makes a choice" in texts and texts[-1] == "Player 2's turn"  # not which card
+    assert sum(t.startswith("Player 1 casts") for t in texts) == 1
+    assert not any(t.startswith("Player 2:") for t in texts)  # their own choice is where it starts
+
+
+def test_the_card_of_an_action_and_its_text_on_the_terminal(tmp_path):
+    (tmp_path / "game.rules").write_text(SPELLS)
+    game = interpreter.load(str(tmp_path))
+    state = game.new_game(players=2, seed=1)
+    actions = state.legal_actions(0)
+    cards = [state.action_card(a) for a in actions]
+    assert [f"Cast {game.card_name(c)}" for c in cards] == [a.label for a in actions]
+    first = cards[0]
+    out = io.StringIO()
+    human = HumanAgent(input=io.StringIO(f"i 1\nc {game.card_name(first).lower()}\ni 9\nc Nothing\n1\n"),
+                       output=out, plain=True)
+    assert human.choose(state, 0) == actions[0]
+    text = out.getvalue()
+    assert text.count(game.card_face(first)) >= 3  # on the table, then for `i 1` and `c NAME`
+    assert text.count(game.card_text(first)) == 2
+    assert "There is no choice 9." in text and "No card called 'Nothing' is in sight." in text

@@ -906,6 +906,23 @@ class State:
         """The log lines a player reads."""
         return [_entry(e) for e in information.log_for(self.s, player)]
 
+    def events_since_last_decision(self, player: int) -> list[LogEntry]:
+        """The log lines a player reads since their own last choice (all of them before their
+        first): what a screen shows as "since your last decision"."""
+        log = information.log_for(self.s, player)
+        last = max((i for i, e in enumerate(log) if e[0] == "choice" and e[1] == player), default=-1)
+        return [_entry(e) for e in log[last + 1:]]
+
+    def action_card(self, action: Action) -> int | None:
+        """The card a legal action is about: the card chosen, or else the card its label names
+        (the longest name that appears in it); None for an action about no card."""
+        g = self.game.compiled
+        value, label = action.value, action.label or ""
+        if type(value) is int and 0 <= value < len(g.card_names) and g.card_names[value] in label:
+            return value
+        named = [c for c, name in enumerate(g.card_names) if name and name in label]
+        return max(named, key=lambda c: len(g.card_names[c])) if named else None
+
     @property
     def actions_taken(self) -> list[tuple[int, Any]]:
         return [(p, v) for p, v in self.s.actions]

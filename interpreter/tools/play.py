@@ -336,14 +336,9 @@ class HumanAgent:
             if not 1 <= n <= len(actions):
                 return [Text(f"There is no choice {n}.")]
             action = actions[n - 1]
-            value = getattr(action, "value", None)
             label = getattr(action, "label", "")
-            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(g.card_names) \
-                    and g.card_names[value] in label:
-                return screen.card_lines(g.card_faces[value], str(g.card_attrs[value].get("text") or ""), self.width)
-            names = sorted({c for c in g.card_names if c and c in label}, key=len, reverse=True)
-            if names:
-                card = g.card_names.index(names[0])
+            card = state.action_card(action)
+            if card is not None:
                 return screen.card_lines(g.card_faces[card], str(g.card_attrs[card].get("text") or ""), self.width)
             # Not a card by name: an attribute printed on cards (an effect, an ability) explains it.
             best: tuple[int, int] | None = None
