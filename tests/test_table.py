@@ -435,3 +435,11 @@ def test_the_card_of_an_action_and_its_text_on_the_terminal(tmp_path):
     assert text.count(game.card_face(first)) >= 3  # on the table, then for `i 1` and `c NAME`
     assert text.count(game.card_text(first)) == 2
     assert "There is no choice 9." in text and "No card called 'Nothing' is in sight." in text
+
+
+def test_the_generic_view_shows_a_secret_amount_as_unknown_not_zero(tmp_path):
+    game = load(tmp_path, "token gem: supply 9, owner\n")
+    state = game.new_game(players=2, seed=1)
+    state.s.tokens["p0|gem|gem"] = 3
+    text = "\n".join(screen(state, 0, recap=False))
+    assert "gem: Player 1 3  Player 2 ?" in text

@@ -305,7 +305,11 @@ def generic_lines(view: dict, game: Any, width: int = WIDTH) -> list[Text]:
     tokens = view.get("tokens") or {}
     for token in compiled.token_sides:
         parts = []
+        vis = compiled.token_visibility.get(token, "public")
         for p in range(view.get("players") or 0):
+            if vis == "hidden" or (vis == "owner" and p != you):
+                parts.append(f"{seat(p)} ?")  # a secret amount, not a zero
+                continue
             held = (tokens.get(seat(p)) or {}).get(token, 0)
             parts.append(f"{seat(p)} {sum(held.values()) if isinstance(held, dict) else held}")
         lines.extend(_wrap(Text(compiled.display_name(token) + ":", style=_LABEL),
