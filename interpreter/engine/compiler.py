@@ -1588,12 +1588,12 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
     for name in p.defines:
         c.define_call(name, [], p.defines[name].pos)
     c._nested = False
+    layout = compile_table(c, p.table)  # before finish(): its expressions are generated too
     if c.codegen is not None:
         c.codegen.finish()
     member_enum = dict(p.member_enum)
     faces = [_face_line(p, kinds[i], names[i], attrs_list[i]) for i in range(len(names))]
     var_types = {v.name: _ref_type(p, v.type) for v in p.vars.values()}
-    layout = compile_table(c, p.table)
     return CompiledGame(
         layout=layout,
         hidden_score_lines=set(p.hidden_score_lines) | {k for k, v in p.score_line_vis.items() if v == "hidden"},
