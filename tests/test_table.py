@@ -456,3 +456,18 @@ def test_both_backends_draw_the_same_table(name):
         for viewer in range(2):
             assert a.table_view(viewer) == b.table_view(viewer)
         a, b = advance(a, 10, seed=4), advance(b, 10, seed=4)
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_control_characters_of_a_rule_file_reach_the_screen_as_escapes(tmp_path, plain):
+    """A card named with a terminal escape and a bidi override: the screen shows them as text."""
+    (tmp_path / "game.rules").write_text(SPELLS.replace('"Heal"', '"He\x1b]0;pwned\x07al\u202e"'))
+    game = interpreter.load(str(tmp_path))
+    assert "He\x1b]0;pwned\x07al\u202e" in game.compiled.card_names
+    state = game.new_game(players=2, seed=1)
+    out = io.StringIO()
+    human = HumanAgent(output=out, plain=plain)
+    human.show(state, 0, state.legal_actions(0), [])
+    text = out.getvalue()
+    assert "\x1b]0" not in text and "\u202e" not in text and "\x07" not in text
+    assert "He\\x1b]0;pwned" in text and "\\u202e" in text  # shown, as escapes (rich drops the bell)

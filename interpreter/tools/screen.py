@@ -16,6 +16,8 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from rulelang.printable import printable
+
 __all__ = ["Screen", "card_lines", "choice_lines", "generic_lines", "table_lines", "wants_plain"]
 
 WIDTH = 100
@@ -387,9 +389,19 @@ class Screen:
                                force_terminal=not self.plain, soft_wrap=True)
 
     def print_lines(self, lines: list[Text]) -> None:
+        # Names, labels and log lines come from rule files: their control characters are printed
+        # as visible escapes (rulelang/printable.py), never sent to the terminal.
         for line in lines:
             if self.plain:
-                self.stream.write(line.plain + "\n")
+                self.stream.write(printable(line.plain) + "\n")
             else:
-                self.console.print(line)
+                self.console.print(self._printable(line))
         self.stream.flush()
+
+    def _printable(self, line: Text) -> Text:
+        if printable(line.plain) == line.plain:
+            return line
+        safe = Text()
+        for segment in line.render(self.console, end=""):
+            safe.append(printable(segment.text), style=segment.style)
+        return safe
