@@ -906,6 +906,7 @@ class State:
         """The log lines a player reads."""
         return [_entry(e) for e in information.log_for(self.s, player)]
 
+    @_locked
     def events_since_last_decision(self, player: int) -> list[LogEntry]:
         """The log lines a player reads since their own last choice (all of them before their
         first): what a screen shows as "since your last decision"."""
@@ -913,6 +914,7 @@ class State:
         last = max((i for i, e in enumerate(log) if e[0] == "choice" and e[1] == player), default=-1)
         return [_entry(e) for e in log[last + 1:]]
 
+    @_locked
     def action_card(self, action: Action) -> int | None:
         """The card a legal action is about: the card chosen, or else the card its label names
         (the longest name that appears in it); None for an action about no card."""
@@ -1054,6 +1056,7 @@ class State:
         _repark(g, t)
         return State(self.game, t)
 
+    @_locked
     def table_view(self, player: int) -> dict | None:
         """What ``player`` sees of the table, as the game's `table:` section lays it out: plain
         JSON-able data (see ``interpreter.engine.table``), or None for a game without one."""
