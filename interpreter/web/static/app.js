@@ -46,10 +46,17 @@ function card(c) {
   return node;
 }
 
-function cardBacks(count) {
+// Cards this seat cannot see: their backs, except the ones it knows (a look, a card it saw go
+// there), face up in their places; a count that is itself another player's secret reads "secret".
+function cardBacks(count, known) {
   const row = el("div", "cards");
+  if (count === null || count === undefined) {
+    row.appendChild(el("span", "count", "secret"));
+    return row;
+  }
+  const byPlace = new Map((known || []).map((k) => [k.at, k]));
   const shown = Math.min(count, 12);
-  for (let i = 0; i < shown; i++) row.appendChild(el("div", "card back", ""));
+  for (let i = 0; i < shown; i++) row.appendChild(byPlace.has(i) ? card(byPlace.get(i)) : el("div", "card back", ""));
   row.appendChild(el("span", "count", count === 1 ? "1 card, face down" : `${count} cards, face down`));
   return row;
 }
@@ -122,7 +129,7 @@ function renderItem(item) {
     case "row": {
       const node = labelled(item, "row");
       if (item.cards === null || item.cards === undefined) {
-        node.appendChild(cardBacks(item.count));
+        node.appendChild(cardBacks(item.count, item.known));
       } else {
         const row = el("div", "cards");
         if (!item.cards.length) row.appendChild(el("span", "muted", "(none)"));
