@@ -78,6 +78,10 @@ def game_roots(p: Program) -> list:
     roots += list(p.invariants)
     roots += list(getattr(p, "requires", ()))  # which options and player counts go together
     roots += [k.text for k in p.kinds.values() if k.text is not None]  # a kind's `text:` line reads names too
+    if p.table is not None:  # what the table shows reads names too
+        roots += list(p.table.items)
+    if p.winners is not None:
+        roots.append(p.winners)
     return roots
 
 

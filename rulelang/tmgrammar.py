@@ -19,12 +19,16 @@ GRAMMAR_FILE = Path("editors") / "vscode" / "syntaxes" / "rulelang.tmLanguage.js
 
 DECLARATION_WORDS = ("game", "players", "include", "extends", "option", "enum", "kind", "cards", "zone",
                      "token", "var", "const", "define", "event", "modifier", "procedure", "setup", "flow", "on",
-                     "score", "tiebreak", "winners", "invariant", "require", "remove", "replace", "scenario")
+                     "score", "tiebreak", "winners", "invariant", "require", "remove", "replace", "scenario",
+                     "table")
 CONTROL_WORDS = ("if", "elif", "else", "for", "in", "while", "max", "repeat", "turn", "round", "simultaneously",
                  "choose", "option", "may", "when", "cost", "once", "per", "by", "prompt", "label", "where",
                  "given", "play", "expect", "decision", "return")
 STATEMENT_WORDS = ("let", "set", "pass", "end", "game", "log", "fail", "emit", "start", "until", "next", "of",
-                   "list", "bag", "seed", "face")
+                   "list", "bag", "seed", "face",
+                   # the items of a `table:` section (`score` too, an item there), and `table` itself
+                   # where it is used as a zone's name
+                   "table", "score", "section", "board", "row", "places", "counter", "track", "markers", "grid", "line", "note")
 CLAUSE_WORDS = ("to", "from", "onto", "into", "at", "as", "with", "side", "returns")
 OPERATOR_WORDS = ("and", "or", "not", "is")
 CONSTANT_WORDS = ("true", "false", "none")

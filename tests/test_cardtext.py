@@ -53,14 +53,14 @@ EXPECTED = {
     ),
     ('off_plan', 'The Scout'): (
         'The Scout: a character card, 1 copy\n'
-        '  icons [School Zone]; power draw from deck; mission first four houses; mission 4\n'
+        '  icons [School Zone]; power Draw from the deck; mission First to 4 Houses; mission 4\n'
         '\n'
         '  “You may draw the top card of the Room deck instead of taking one from the Room market. Mission (4 profit): Build the 4 Houses first.”\n'
         '\n'
-        'Draw from deck (power), in “play turn”, you may choose “Draw the top card of the Room deck (Character)” when room cards left is more than 0:\n'
+        'Draw from the deck (power), in “play turn”, you may choose “Draw the top card of the Room deck (Character)” when room cards left is more than 0:\n'
         '  You draw 1 card from room deck into your hand.\n'
         '\n'
-        'First four houses (mission) counts in mission done.\n'
+        'First to 4 Houses (mission) counts in mission done.\n'
         '\n'
         '(Every rule in full: rulelang explain games/off_plan --card "The Scout" --full)'
     ),
@@ -135,6 +135,8 @@ EXPECTED = {
     ('plunderbund', 'Huckster'): (
         'Huckster: a guild member card, 4 copies\n'
         '  origin agent card; actions [seek demand, appeal 1]; costs [1, 1]; synergy []; label 0\n'
+        '\n'
+        '  “Seek Demand: place an Agent by demand (1 Favors), +1 Appeal (1 Favors)”\n'
         '\n'
         'Seek demand (actions), in “perform”:\n'
         '  If agents in supply(you) is more than 0:\n'

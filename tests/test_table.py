@@ -471,3 +471,14 @@ def test_control_characters_of_a_rule_file_reach_the_screen_as_escapes(tmp_path,
     text = out.getvalue()
     assert "\x1b]0" not in text and "\u202e" not in text and "\x07" not in text
     assert "He\\x1b]0;pwned" in text and "\\u202e" in text  # shown, as escapes (rich drops the bell)
+
+
+def test_a_define_the_table_uses_is_used(tmp_path):
+    from rulelang.checker import check
+    from rulelang.lint import lint
+    from rulelang.parser import load_sources
+
+    (tmp_path / "game.rules").write_text(BASE + 'define pool_note = "{count(pool)} played"\n'
+                                                'table:\n    counter "Pool" pool_note\n')
+    modules, sources = load_sources(str(tmp_path), [])
+    assert "W110" not in {d.code for d in lint(check(modules, sources))}
