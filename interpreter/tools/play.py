@@ -223,7 +223,7 @@ def render_result(state: Any) -> str:
 
 _HELP = """Type the number of a choice and press Enter.
   i N     the card text of choice N's card
-  c NAME  any card you can see (c Bedroom)
+  c NAME  any card you can see, by its name or part of it
   v       show the table again
   ?       this help
   q       quit the game (end of input quits too)"""
