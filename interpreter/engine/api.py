@@ -1027,7 +1027,7 @@ class State:
             return None
         mine = next((p for _, p in waiting if p.player == player), None)
         # A prompt is shown only to the player it asks: another player's prompt may name what they
-        # chose so far ("Write 5 in which street?") or what only they hold.
+        # chose so far ("Write 5 in which row?") or what only they hold.
         return {"players": [p.player for _, p in waiting], "simultaneous": bool(s.branches),
                 "prompt": mine.prompt if mine else None, "actions": mine.labels if mine else None}
 
