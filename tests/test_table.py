@@ -24,7 +24,7 @@ from rulelang import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
-GAMES = {"off_plan": 2, "welcome_to": 2, "plunderbund": 2}
+GAMES = {"off_plan": 2, "welcome_to": 2, "plunderbund": 2, "streets": 2}
 
 
 @pytest.fixture(scope="module")
@@ -482,3 +482,24 @@ def test_a_define_the_table_uses_is_used(tmp_path):
                                                 'table:\n    counter "Pool" pool_note\n')
     modules, sources = load_sources(str(tmp_path), [])
     assert "W110" not in {d.code for d in lint(check(modules, sources))}
+
+
+def test_streets_city_is_drawn_cell_by_cell(games):
+    """Each laid building shows its number (its place in the city's list) at its own row and
+    column, with an arrow for its facing; empty cells are dots; rows past the city are left out."""
+    state = advance(games["streets"].new_game(players=2, seed=5), 40, seed=5)
+    city = state.view(0)["zones"]["city"]
+    grid = next(item for item in state.table_view(0)["items"][0]["items"] if item["type"] == "grid")
+    header, *rows = grid["lines"]
+    columns = [int(c) for c in header["cells"][1:]]
+    drawn = {int(line["cells"][0].split()[1]): line["cells"][1:] for line in rows}
+    laid = {(r, c): (i + 1, f) for i, (r, c, f) in enumerate(city["cells"])}
+    assert set(drawn) == {r for r, _ in laid}  # one line per row of the city, no empty lines
+    arrows = {"north": "^", "east": ">", "south": "v", "west": "<"}
+    for r, cells in drawn.items():
+        for c, cell in zip(columns, cells, strict=True):
+            if (r, c) in laid:
+                number, facing = laid[(r, c)]
+                assert cell.strip().rstrip("*") == f"{number}{arrows[facing]}"
+            else:
+                assert cell.strip() == "."

@@ -222,6 +222,8 @@ def _item(item: CompiledItem, m: Machine, L: dict, viewer: _Viewer) -> list[dict
         lines = []
         for line in item.children:
             cells = line.fns[0](m, L)
+            if not cells:  # a line with no cells is left out: a grid may show a window of a board that grows
+                continue
             elem = line.types[0][5:] if line.types[0].startswith("list:") else "any"
             lines.append({"label": line.label, "cells": [g.show(x, elem) if not isinstance(x, str) else x
                                                           for x in cells or []]})
