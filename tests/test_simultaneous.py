@@ -139,3 +139,17 @@ def test_a_player_sees_only_their_own_prompt(game):
     assert moved.view(1)["decision"]["prompt"] == "Double it?"
     assert waiting.view(0)["decision"] == moved.view(0)["decision"]
     assert waiting.view(0)["decision"]["prompt"] is None
+
+
+def test_the_terminal_asks_each_player_their_own_question(game):
+    import io
+
+    from interpreter.tools.play import HumanAgent
+
+    s = game.new_game(players=2, seed=1)
+    s.apply(s.legal_actions(0)[0])  # Player 1 bids and is now asked whether to double
+    human = HumanAgent(output=io.StringIO(), plain=True)
+    lines = [x.plain for x in human.screen_lines(s, 1, s.legal_actions(1))]
+    assert any("Player 2: Your bid" in line for line in lines)
+    assert not any("Double it?" in line for line in lines)
+    assert s.prompt_for(0) == "Double it?" and s.prompt_for(1) == "Your bid"

@@ -1018,6 +1018,12 @@ class State:
             self.s = start
 
     # ---- what a player may see
+    @_locked
+    def prompt_for(self, player: int) -> str | None:
+        """The question this player is asked now, or None when they are not deciding. (In a
+        step of choosing at once, ``decision.prompt`` is one player's; show each their own.)"""
+        return next((p.prompt for _, p in self._waiting() if p.player == player), None)
+
     def _decision_view(self, player: int) -> dict | None:
         s = self.s
         if s.chance_at is not None:

@@ -296,8 +296,7 @@ class HumanAgent:
         ``height`` (the recap gives way first, then the choices go into columns)."""
         width, height = self.width, self.height
         view = state.table_view(player) if hasattr(state, "table_view") else None
-        decision = getattr(state, "decision", None)
-        prompt = getattr(decision, "prompt", "") if decision is not None else ""
+        prompt = state.prompt_for(player) if hasattr(state, "prompt_for") else None
         labels = [getattr(a, "label", None) or str(getattr(a, "value", a)) for a in actions]
         if view is not None:  # every card's face if it fits, else fewer (the others' boards first)
             for compact in (0, 1, 2):
