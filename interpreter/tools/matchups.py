@@ -22,8 +22,8 @@ __all__ = ["SEARCHING_AGENTS", "Matchups", "computer_agents", "format_matchups",
 
 
 # Agents that search by playing the game out many times at each decision: a game with one of
-# them costs hundreds of random games (MCTS at 20 iterations took over 5 minutes for one Off-Plan
-# game), so they join the matchups only when named: --matchup-agents random,greedy,mcts:iterations=50.
+# them costs hundreds of random games (MCTS at 20 iterations took over 5 minutes for one game of
+# a seed game), so they join the matchups only when named: --matchup-agents random,greedy,mcts:iterations=50.
 SEARCHING_AGENTS = ("mcts",)
 
 
