@@ -48,6 +48,18 @@ MAX_CARDS = 10_000  # components in one game, copies counted
 RETURN_TO = "$return_to"
 
 
+
+# What a built-in may raise when a rule gives it values it cannot use.
+_BUILTIN_FAULTS = (RuleRuntimeError, TypeError, ValueError, LookupError, AttributeError)
+
+
+def _builtin_error(err: Exception, name: str, pos) -> RuleRuntimeError:
+    """A built-in's failure as an error at the rule that called it (one that already names its
+    own position keeps it)."""
+    if isinstance(err, RuleRuntimeError):
+        return err if err.pos is not None else RuleRuntimeError(err.bare_message, pos)
+    return RuleRuntimeError(f"`{name}` failed: {python_error(err)}", pos)
+
 class _Static:
     """What constants are evaluated with at load time: the load's budget and no game state, so a
     `const` or a `var`'s initial value that reads the state fails (and is reported)."""
@@ -715,12 +727,8 @@ class _Compiler:
                     charge_value(m, x, pos)
                 try:
                     r = impl(m, x)
-                except RuleRuntimeError as err:
-                    if err.pos is None:
-                        raise RuleRuntimeError(err.bare_message, pos) from None
-                    raise
-                except (TypeError, ValueError, LookupError, AttributeError) as err:
-                    raise RuleRuntimeError(f"`{name}` failed: {python_error(err)}", pos) from None
+                except _BUILTIN_FAULTS as err:
+                    raise _builtin_error(err, name, pos) from None
                 if isinstance(r, (list, dict)):
                     charge_value(m, r, pos)
                 return r
@@ -733,12 +741,8 @@ class _Compiler:
                     charge_value(m, x, pos)
             try:
                 r = impl(m, *values)
-            except RuleRuntimeError as err:
-                if err.pos is None:
-                    raise RuleRuntimeError(err.bare_message, pos) from None
-                raise
-            except (TypeError, ValueError, LookupError, AttributeError) as err:
-                raise RuleRuntimeError(f"`{name}` failed: {python_error(err)}", pos) from None
+            except _BUILTIN_FAULTS as err:
+                raise _builtin_error(err, name, pos) from None
             if isinstance(r, (list, dict)):
                 charge_value(m, r, pos)
             return r
