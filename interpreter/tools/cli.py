@@ -23,6 +23,7 @@ import re
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from rulelang.printable import printable
@@ -68,44 +69,25 @@ def parse_option(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
-    return value
+def _number(convert: Callable[[str], Any], what: str, allowed: Callable[[Any], bool],
+            refusal: str) -> Callable[[str], Any]:
+    """An argparse type: the text read by ``convert`` (int or float), then checked by ``allowed``;
+    each refusal says what was expected (``refusal`` may name the ``{value}`` given)."""
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not allowed(value):
+            raise argparse.ArgumentTypeError(refusal.format(value=value))
+        return value
+    return parse
 
 
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError("expected a number of seconds from 0 to 60")
-    return value
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError("expected a port from 0 (any free port) to 65535")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("expected a positive number of seconds")
-    return value
+_positive_int = _number(int, "a whole number", lambda v: v >= 1, "expected a number of at least 1, got {value}")
+_delay = _number(float, "a number of seconds", lambda v: 0 <= v <= 60, "expected a number of seconds from 0 to 60")
+_port = _number(int, "a port number", lambda v: 0 <= v <= 65535, "expected a port from 0 (any free port) to 65535")
+_seconds = _number(float, "a number of seconds", lambda v: v > 0, "expected a positive number of seconds")
 
 
 def _agent_list(text: str) -> list[str]:
