@@ -14,6 +14,7 @@ import pytest
 import interpreter
 from interpreter.engine import api, cache
 from interpreter.tools.simulate import next_player
+from rulelang.diagnostics import RuleError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -42,7 +43,7 @@ def _playout(game, seed: int = 3) -> list:
 
 
 def _refuse(*args, **kwargs):
-    raise AssertionError("parsed or compiled again")
+    raise AssertionError("parsed, checked or compiled again")
 
 
 def test_a_warm_load_skips_parsing_and_compiling_and_plays_the_same(cache_dir, game_dir, monkeypatch):
@@ -50,6 +51,7 @@ def test_a_warm_load_skips_parsing_and_compiling_and_plays_the_same(cache_dir, g
     assert sorted(p.name.split("-")[0] for p in cache_dir.iterdir() if p.name != "key") == ["code", "parsed"]
     with monkeypatch.context() as m:
         m.setattr(api, "load_sources", _refuse)
+        m.setattr(api, "check", _refuse)
         m.setattr("builtins.compile", _refuse)
         warm = interpreter.load(str(game_dir), options={"bonus": True})
     with monkeypatch.context() as m:
@@ -57,6 +59,28 @@ def test_a_warm_load_skips_parsing_and_compiling_and_plays_the_same(cache_dir, g
         other = interpreter.load(str(game_dir), options={"speed": "fast"})
     assert _playout(warm) == _playout(cold)
     assert other.option_values["speed"] == "fast" and warm.fingerprint == cold.fingerprint
+
+
+def test_a_warm_load_knows_each_node_as_the_checker_did(cache_dir, game_dir):
+    """The checker's facts are keyed by id(node): the cached Program gets them for its own nodes."""
+    interpreter.load(str(game_dir))
+    modules, _, program = cache.load_parsed(str(game_dir), [])
+    fresh = api.check(modules)
+    assert program is not None and len(program.types) == len(fresh.types) > 0
+    assert sorted(program.types.values()) == sorted(fresh.types.values())
+    assert sorted(map(str, program.resolved.values())) == sorted(map(str, fresh.resolved.values()))
+    nodes = {id(x) for x in cache._reachable((program, modules)).values()}
+    assert set(program.types) <= nodes and set(program.resolved) <= nodes
+
+
+def test_files_that_do_not_check_are_parsed_once_and_checked_each_time(cache_dir, game_dir, monkeypatch):
+    parts = game_dir / "parts.rules"
+    parts.write_text(parts.read_text() + "\nvar broken: number = no_such_thing\n")
+    for _ in range(2):
+        with pytest.raises(RuleError, match="no_such_thing"):
+            interpreter.load(str(game_dir))
+        monkeypatch.setattr(api, "load_sources", _refuse)  # the second time: from the cache
+    assert cache.load_parsed(str(game_dir), [])[2] is None
 
 
 def test_a_changed_rule_file_is_read_again(cache_dir, game_dir):

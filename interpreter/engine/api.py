@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import json
 import threading
@@ -162,27 +164,53 @@ def load(path: str, options: dict | None = None, house: list[str] | None = None,
     Raises ``rulelang.RuleError`` with every diagnostic, or ValueError for a bad option.
     """
     house_paths = [str(h) for h in house or []]
-    parsed = load_parsed(str(path), house_paths) if cache else None
-    if parsed is not None:
-        modules, sources = parsed
-    else:
-        modules, sources = load_sources(str(path), house_paths)
-        if cache:
-            store_parsed(str(path), house_paths, modules, sources)
+    with _collector_paused():
+        return _load(str(path), options, house_paths, backend, cache)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Loading makes some hundred thousand objects that all stay alive: the cyclic garbage
+    collector, started every few hundred of them, would walk them again and again for nothing
+    (5-10 % of a load). Nested loads leave it as the outermost found it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        program = check(modules, sources)
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load(path: str, options: dict | None, house_paths: list[str], backend: str, cache: bool) -> Game:
+    parsed = load_parsed(path, house_paths) if cache else None
+    if parsed is not None:
+        modules, sources, program = parsed
+    else:
+        modules, sources = load_sources(path, house_paths)
+        program = None
+    try:
+        if program is None:
+            try:
+                program = check(modules, sources)
+            except RuleError:
+                if cache and parsed is None:  # the files parsed: an editor's next load skips Lark
+                    store_parsed(path, house_paths, modules, sources)
+                raise
+            if cache:
+                store_parsed(path, house_paths, modules, sources, program)
         infos = _options_info(program)
         values = _resolve_options(infos, options)
         compiled = compile_program(program, values, backend, cache)
     except RecursionError:  # the parser bounds nesting; this is the last guard, not the first
-        where = modules[0].path if modules else str(path)
+        where = modules[0].path if modules else path
         raise RuleError([Diagnostic("E102", "the rules nest too deeply to read", Pos(where, 1, 1))],
                         sources) from None
     digest = hashlib.sha256()
     for file in sorted(sources):
         digest.update(sources[file].encode())
     digest.update(json.dumps(values, sort_keys=True).encode())
-    game = Game(compiled, infos, str(path), digest.hexdigest()[:16], [str(h) for h in house or []])
+    game = Game(compiled, infos, path, digest.hexdigest()[:16], house_paths)
     refused = game.refusals()
     if refused:
         raise ValueError("these options cannot be played together: " + "; ".join(refused))

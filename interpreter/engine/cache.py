@@ -1,11 +1,13 @@
-"""The on-disk load cache: a warm `load` skips Lark and Python's compiler.
+"""The on-disk load cache: a warm `load` skips Lark, the checker and Python's compiler.
 
 Two kinds of entries, in the user's cache directory (``$RULELANG_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/rulelang``, else ``~/.cache/rulelang``):
 
-- *parsed*: the syntax trees and texts of a game's files (what ``load_sources`` returns), keyed
-  by the game's path, its house rules, this engine's code and the Python version; it holds the
-  SHA-256 of every file read, and is used only while every one of them still has that content.
+- *parsed*: the syntax trees and texts of a game's files (what ``load_sources`` returns) and,
+  once they checked without error, the checked Program (what ``check`` returns), keyed by the
+  game's path, its house rules, this engine's code and the Python version; it holds the SHA-256
+  of every file read, and is used only while every one of them still has that content. A warm
+  load thus runs neither Lark nor the checker: only the compiler, whose output holds closures.
 - *code*: the compiled code object of a game's generated module (``marshal``), keyed by a hash of
   the generated source, the engine's code and the Python version (marshal is version-specific).
 
@@ -33,6 +35,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 _MAGIC = b"rulelang-cache-1\n"
 _KEY_FILE = "key"
@@ -142,11 +146,13 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-# ---- parsed games ---------------------------------------------------------------------------
+# ---- parsed and checked games --------------------------------------------------------------
 
 
-def load_parsed(path: str, house: list[str]) -> tuple[list, dict[str, str]] | None:
-    """The modules and sources of a game from the cache, if every file read still reads the same."""
+def load_parsed(path: str, house: list[str]) -> tuple[list, dict[str, str], Any] | None:
+    """The modules and sources of a game from the cache, if every file read still reads the same,
+    and its checked Program (None when the files did not check: they are checked again, to
+    report their errors)."""
     from rulelang.diagnostics import RuleError
     from rulelang.parser import read_source
 
@@ -154,22 +160,72 @@ def load_parsed(path: str, house: list[str]) -> tuple[list, dict[str, str]] | No
     if body is None:
         return None
     try:
-        digests, modules, sources = pickle.loads(body)  # noqa: S301 - verified by its HMAC above
+        digests, modules, sources, checked = pickle.loads(body)  # noqa: S301 - verified by its HMAC above
         for file, digest in digests.items():
             if _digest(read_source(file)) != digest:
                 return None
-    except (RuleError, OSError, ValueError, pickle.UnpicklingError, EOFError):
+    except (RuleError, OSError, ValueError, TypeError, pickle.UnpicklingError, EOFError):
         return None
-    return modules, sources
+    return modules, sources, _restore_program(checked)
 
 
-def store_parsed(path: str, house: list[str], modules: list, sources: dict[str, str]) -> None:
+def store_parsed(path: str, house: list[str], modules: list, sources: dict[str, str],
+                 program: Any = None) -> None:
+    """Remember a game's parsed files and, once they checked without error, its Program."""
     digests = {file: _digest(text) for file, text in sources.items()}
     try:
-        body = pickle.dumps((digests, modules, sources), protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, RecursionError, TypeError):
+        checked = _program_state(program, modules) if program is not None else None
+        body = pickle.dumps((digests, modules, sources, checked), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, RecursionError, TypeError, AttributeError):
         return
     _write("parsed", (os.path.abspath(path), *map(os.path.abspath, house)), body)
+
+
+# The checker keys what it learns about each node (its type, what a name resolves to, which table
+# items are private) by the node's id(): an id means nothing in another process, so the cache holds
+# those facts as (node, fact) pairs, pickled with the very nodes of the modules, and makes the id
+# keys afresh when it reads them back.
+_BY_NODE = ("types", "resolved")
+
+
+def _program_state(program: Any, modules: list) -> tuple | None:
+    objects = _reachable((program, modules))
+    try:
+        pairs = {name: [(objects[k], v) for k, v in getattr(program, name).items()] for name in _BY_NODE}
+        private = [objects[k] for k in program.table_private]
+    except KeyError:  # a fact about a node nothing else holds: no cache, the load checks again
+        return None
+    bare = attrs.evolve(program, types={}, resolved={}, table_private=set())
+    return bare, pairs, private
+
+
+def _restore_program(checked: tuple | None) -> Any:
+    if checked is None:
+        return None
+    bare, pairs, private = checked
+    for name in _BY_NODE:
+        setattr(bare, name, {id(node): fact for node, fact in pairs[name]})
+    bare.table_private = {id(node) for node in private}
+    return bare
+
+
+def _reachable(root: Any) -> dict[int, Any]:
+    """Every object reachable from root through containers and attrs instances, by id."""
+    seen: dict[int, Any] = {}
+    todo = [root]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen[id(x)] = x
+        if isinstance(x, (list, tuple, set, frozenset)):
+            todo.extend(x)
+        elif isinstance(x, dict):
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        elif attrs.has(type(x)):
+            todo.extend(getattr(x, f.name) for f in attrs.fields(type(x)))
+    return seen
 
 
 # ---- compiled generated modules -------------------------------------------------------------
