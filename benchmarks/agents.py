@@ -4,7 +4,9 @@
         --games 100 --out ttt.jsonl
     python benchmarks/agents.py --summary ttt.jsonl
 
-Game i is played with seed i; with two players the seats swap every other game (``--no-swap``
+Games are independent, so ``--workers N`` plays N at once in a process pool (default 1; use
+``nice`` on a shared machine); each game is fixed by its seed, so the results do not depend on
+the number of workers, only the order of the lines in ``--out`` does. Game i is played with seed i; with two players the seats swap every other game (``--no-swap``
 keeps the first agent in seat 0), so neither agent profits from moving first. Each finished game
 is appended to ``--out`` as one JSON line at once, so a long run can be stopped and summed up from
 what it played. The summary gives each agent's wins, draws and losses (a win shared by k players
@@ -18,9 +20,11 @@ import json
 import math
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import interpreter
+from interpreter.tools.parallel import GameSpec, game_for, spec_of
 from interpreter.tools.simulate import run_game
 
 
@@ -76,6 +80,15 @@ def summarise(lines: list[dict]) -> str:
     return "\n".join(out)
 
 
+def play_one(task: tuple[GameSpec, int, int, list[str]]) -> dict:
+    """One game of the matchup, as the JSON line written for it (runs in a worker)."""
+    spec, players, seed, seats = task
+    start = time.perf_counter()
+    record = run_game(game_for(spec), players, seed, seats)
+    return {"seed": seed, "agents": seats, "winners": record.winners, "scores": record.scores,
+            "decisions": record.decisions, "error": record.error, "seconds": time.perf_counter() - start}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", nargs="?")
@@ -84,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--no-swap", action="store_true")
+    parser.add_argument("--workers", type=int, default=1, help="games played at once (processes)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--summary", type=Path, help="sum up a results file and stop")
     args = parser.parse_args(argv)
@@ -93,14 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.path or not args.agents or not args.out:
         parser.error("give a game, --agents and --out (or --summary FILE)")
     agents = [a.strip() for a in args.agents.split(",")]
-    game = interpreter.load(args.path)
+    spec = spec_of(interpreter.load(args.path))  # loaded once here: forked workers inherit it
+    tasks = []
     for seed in range(args.first_seed, args.first_seed + args.games):
         seats = agents[:] if args.no_swap or seed % 2 == 0 else agents[::-1]
         seats += [agents[-1]] * (args.players - len(seats))
-        start = time.perf_counter()
-        record = run_game(game, args.players, seed, seats)
-        line = {"seed": seed, "agents": seats, "winners": record.winners, "scores": record.scores,
-                "decisions": record.decisions, "error": record.error, "seconds": time.perf_counter() - start}
+        tasks.append((spec, args.players, seed, seats))
+    if args.workers <= 1:
+        lines = map(play_one, tasks)
+    else:
+        pool = ProcessPoolExecutor(max_workers=args.workers)
+        lines = (future.result() for future in as_completed([pool.submit(play_one, t) for t in tasks]))
+    for line in lines:  # each game written as soon as it ends, so a stopped run keeps what it played
         with args.out.open("a") as f:
             f.write(json.dumps(line) + "\n")
         print(json.dumps(line), flush=True)
