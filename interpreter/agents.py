@@ -142,16 +142,24 @@ class _Node:
 class MCTSAgent:
     """Monte Carlo tree search: UCT with random rollouts over clones of the state.
 
-    Each iteration takes a *determinisation* of the state: with ``state.resample(player,
+    Each iteration plays in a *determinisation* of the state: with ``state.resample(player,
     seed)`` when the engine offers it, a game the seat cannot tell apart from the real one
-    (hidden cards dealt again, the generator reseeded), otherwise a clone. The tree is keyed
-    by the values of the choices, and a choice is only scored among the iterations in which
-    it was legal (single-observer information-set MCTS), so hidden information never leaks
-    into its decisions through the tree. Selection maximises, for the player deciding at a
-    node, their mean result plus ``exploration * sqrt(ln(available) / visits)``; results
-    are each player's share of the win (``state.results()``); a rollout cut short by
-    ``rollout_depth`` is scored with ``state.standing``. At a decision taken at the same time
-    by several players, the tree orders them by seat.
+    (hidden cards dealt again, the generator reseeded), otherwise a clone. A decision makes up
+    to ``determinisations`` of them (default 16) and each iteration plays in a clone of one in
+    turn: resampling costs far more than cloning, and a handful of deals already spreads the
+    search over what the hidden cards might be. The tree is keyed by the values of the
+    choices, and a choice is only scored among the iterations in which it was legal
+    (single-observer information-set MCTS), so hidden information never leaks into its
+    decisions through the tree.
+
+    Selection maximises, for the player deciding at a node, their mean reward rescaled to 0..1
+    between the worst and the best mean among the choices there (so the exploration term keeps
+    its meaning whether the rewards differ by a whole win or by one point of a heuristic), plus
+    ``exploration * sqrt(ln(available) / visits)``. Rewards are each player's share of the
+    win (``state.results()``); a rollout cut short by ``rollout_depth`` decisions (default
+    ``None``: played to the end) is scored with ``state.standings()``. At a decision taken at
+    the same time by several players, the tree orders them by seat. The choice made is the most
+    visited, ties broken by the better mean, then by the generator.
 
     The budget is ``iterations`` (default 200) or ``milliseconds`` of thinking per decision
     (a time budget makes its choices depend on the machine's speed; iterations do not).
@@ -160,19 +168,22 @@ class MCTSAgent:
     name = "mcts"
 
     def __init__(self, seed: int | None = None, iterations: int | None = None, milliseconds: float | None = None,
-                 exploration: float = 1.0, rollout_depth: int | None = None) -> None:
+                 exploration: float = 1.0, rollout_depth: int | None = None, determinisations: int = 16) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations is a whole number from 1")
         if milliseconds is not None and milliseconds <= 0:
             raise ValueError("milliseconds is a positive number")
         if rollout_depth is not None and rollout_depth < 0:
             raise ValueError("rollout_depth is a whole number from 0")
+        if determinisations < 1:
+            raise ValueError("determinisations is a whole number from 1")
         self.seed = seed
         self.rng = random.Random(seed)
         self.iterations = iterations if iterations is not None or milliseconds is not None else 200
         self.milliseconds = milliseconds
         self.exploration = exploration
         self.rollout_depth = rollout_depth
+        self.determinisations = determinisations
 
     def choose(self, state: Any, player: int) -> Any:
         actions = _legal(state, player)
@@ -180,18 +191,26 @@ class MCTSAgent:
             return actions[0]
         root = _Node()
         deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1000
+        worlds: list = []
         done = 0
         while (self.iterations is None or done < self.iterations) and (
                 deadline is None or time.perf_counter() < deadline or done == 0):
             # Each iteration pays for its work from a budget of its own; a rollout that runs out
             # of it is scored where it stopped, like one cut short by `rollout_depth`.
             budget = Budget(MAX_STEPS_PER_AGENT, "for one iteration of the MCTS agent's search")
-            self._iterate(root, self._determinise(state, player, budget), player, budget)
+            if len(worlds) < self.determinisations:
+                worlds.append(self._determinise(state, player, budget))
+            self._iterate(root, worlds[done % len(worlds)].clone(budget), player, budget)
             done += 1
         legal = {_key(a.value): a for a in actions}
-        visits = {k: root.children[k].visits if k in root.children else -1 for k in legal}
-        most = max(visits.values())
-        best = [k for k in legal if visits[k] == most]  # the most visited; ties by the generator
+
+        def rank(k: tuple[str, Any]) -> tuple[int, float]:
+            child = root.children.get(k)
+            if child is None or not child.visits:
+                return (-1, 0.0)
+            return (child.visits, child.totals[player] / child.visits)
+        most = max(rank(k) for k in legal)
+        best = [k for k in legal if rank(k) == most]  # the most visited, then the best mean
         return legal[best[0] if len(best) == 1 else self.rng.choice(best)]
 
     def _determinise(self, state: Any, player: int, budget: Budget) -> Any:
@@ -200,6 +219,20 @@ class MCTSAgent:
     def _mover(self, state: Any, root_player: int, at_root: bool) -> int:
         players = state.decision.players
         return root_player if at_root and root_player in players else players[0]
+
+    def _select(self, node: _Node, keys: list, mover: int) -> int:
+        """The index of the choice UCT takes among ``keys`` (all tried before) at ``node``."""
+        children = [node.children[k] for k in keys]
+        means = [c.totals[mover] / c.visits if c.visits else 0.0 for c in children]
+        low, high = min(means), max(means)
+        spread = high - low
+        best_i, best_value = 0, -math.inf
+        for i, child in enumerate(children):
+            mean = (means[i] - low) / spread if spread > 0 else 0.5
+            value = mean + self.exploration * math.sqrt(math.log(child.available) / max(child.visits, 1))
+            if value > best_value:
+                best_i, best_value = i, value
+        return best_i
 
     def _iterate(self, root: _Node, state: Any, player: int, budget: Budget) -> None:
         path = [root]
@@ -224,13 +257,7 @@ class MCTSAgent:
                     state.apply(actions[i], budget)
                     path.append(child)
                     break
-                best_i, best_value = 0, -math.inf
-                for i, k in enumerate(keys):
-                    child = node.children[k]
-                    mean = child.totals[mover] / child.visits if child.visits else 0.0
-                    value = mean + self.exploration * math.sqrt(math.log(child.available) / max(child.visits, 1))
-                    if value > best_value:
-                        best_i, best_value = i, value
+                best_i = self._select(node, keys, mover)
                 node = node.children[keys[best_i]]
                 state.apply(actions[best_i], budget)
                 path.append(node)
@@ -249,11 +276,12 @@ class MCTSAgent:
 
     def _rollout(self, state: Any, budget: Budget) -> list[float]:
         depth = 0
+        rng = self.rng
         while not state.is_over:
             if self.rollout_depth is not None and depth >= self.rollout_depth:
                 return state.standings(budget)
-            actions = state.legal_actions(state.decision.players[0])
-            state.apply(self.rng.choice(actions), budget)
+            # By index: a random rollout needs no Action objects nor labels.
+            state.apply_index(rng.randrange(state.num_actions()), None, budget)
             depth += 1
         return state.results(budget)
 
@@ -265,7 +293,7 @@ def agent_seed(game_seed: int, seat: int) -> int:
 
 
 _MCTS_PARAMS = {"iterations": int, "ms": float, "milliseconds": float, "exploration": float,
-                "rollout_depth": int, "depth": int}
+                "rollout_depth": int, "depth": int, "determinisations": int, "worlds": int}
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -289,7 +317,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"agent {name}: {key} is a number, not {value!r}") from None
         if not number > 0 and not (key in ("rollout_depth", "depth") and number == 0):
             raise ValueError(f"agent {name}: {key} must be positive, not {value}")
-        params[{"ms": "milliseconds", "depth": "rollout_depth"}.get(key, key)] = number
+        params[{"ms": "milliseconds", "depth": "rollout_depth", "worlds": "determinisations"}.get(key, key)] = number
     return name, params
 
 
