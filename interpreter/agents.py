@@ -162,7 +162,9 @@ class MCTSAgent:
     visited, ties broken by the better mean, then by the generator.
 
     The budget is ``iterations`` (default 200) or ``milliseconds`` of thinking per decision
-    (a time budget makes its choices depend on the machine's speed; iterations do not).
+    (a time budget makes its choices depend on the machine's speed; iterations do not). The
+    search stops early once the most visited choice leads the next by more visits than
+    iterations are left: the rest could not change the choice.
     """
 
     name = "mcts"
@@ -202,6 +204,8 @@ class MCTSAgent:
                 worlds.append(self._determinise(state, player, budget))
             self._iterate(root, worlds[done % len(worlds)].clone(budget), player, budget)
             done += 1
+            if self.iterations is not None and self._decided(root, self.iterations - done):
+                break
         legal = {_key(a.value): a for a in actions}
 
         def rank(k: tuple[str, Any]) -> tuple[int, float]:
@@ -215,6 +219,15 @@ class MCTSAgent:
 
     def _determinise(self, state: Any, player: int, budget: Budget) -> Any:
         return determinise(state, player, self.rng, budget)
+
+    @staticmethod
+    def _decided(root: _Node, left: int) -> bool:
+        """Whether the most visited choice at the root stays ahead of every other whatever the
+        ``left`` iterations do: stopping then chooses exactly what the whole budget would."""
+        if len(root.children) < 2:
+            return False
+        first, second = sorted((c.visits for c in root.children.values()), reverse=True)[:2]
+        return first - second > left
 
     def _mover(self, state: Any, root_player: int, at_root: bool) -> int:
         players = state.decision.players
