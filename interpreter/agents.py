@@ -130,10 +130,11 @@ class _Node:
     """One decision reached by a sequence of choices, shared by every determinisation that
     reaches it: the statistics of each choice tried there, keyed by the choice's value."""
 
-    __slots__ = ("children", "visits", "available", "totals")
+    __slots__ = ("children", "visits", "available", "totals", "mover")
 
     def __init__(self) -> None:
         self.children: dict[tuple[str, Any], _Node] = {}
+        self.mover: int | None = None  # whose choices key the children
         self.visits = 0
         self.available = 0  # how often this choice was legal when its parent was visited
         self.totals: list[float] = []  # summed reward, per player
@@ -161,6 +162,9 @@ class MCTSAgent:
     the same time by several players, the tree orders them by seat. The choice made is the most
     visited, ties broken by the better mean, then by the generator.
 
+    When the seat decides again right after its own choice, nobody else choosing in between,
+    the search starts from that choice's subtree and runs only the iterations it lacks.
+
     The budget is ``iterations`` (default 200) or ``milliseconds`` of thinking per decision
     (a time budget makes its choices depend on the machine's speed; iterations do not). The
     search stops early once the most visited choice leads the next by more visits than
@@ -186,16 +190,19 @@ class MCTSAgent:
         self.exploration = exploration
         self.rollout_depth = rollout_depth
         self.determinisations = determinisations
+        # (state, seat, decision serial, the chosen choice's subtree) of the last decision
+        self._kept: tuple[Any, int, int, _Node] | None = None
 
     def choose(self, state: Any, player: int) -> Any:
         actions = _legal(state, player)
         if len(actions) == 1:
             return actions[0]
-        root = _Node()
+        serial = actions[0].decision
+        root = self._kept_root(state, player, serial)
         deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1000
         worlds: list = []
         done = 0
-        while (self.iterations is None or done < self.iterations) and (
+        while (self.iterations is None or root.visits < self.iterations) and (
                 deadline is None or time.perf_counter() < deadline or done == 0):
             # Each iteration pays for its work from a budget of its own; a rollout that runs out
             # of it is scored where it stopped, like one cut short by `rollout_depth`.
@@ -204,7 +211,7 @@ class MCTSAgent:
                 worlds.append(self._determinise(state, player, budget))
             self._iterate(root, worlds[done % len(worlds)].clone(budget), player, budget)
             done += 1
-            if self.iterations is not None and self._decided(root, self.iterations - done):
+            if self.iterations is not None and self._decided(root, self.iterations - root.visits):
                 break
         legal = {_key(a.value): a for a in actions}
 
@@ -215,7 +222,23 @@ class MCTSAgent:
             return (child.visits, child.totals[player] / child.visits)
         most = max(rank(k) for k in legal)
         best = [k for k in legal if rank(k) == most]  # the most visited, then the best mean
-        return legal[best[0] if len(best) == 1 else self.rng.choice(best)]
+        chosen = best[0] if len(best) == 1 else self.rng.choice(best)
+        child = root.children.get(chosen)
+        self._kept = (state, player, serial, child) if child is not None else None
+        return legal[chosen]
+
+    def _kept_root(self, state: Any, player: int, serial: int) -> _Node:
+        """The subtree kept from this agent's last decision, when this decision follows it
+        directly: the same game, the same seat, the next decision in the seat's own sequence
+        (nobody else chose in between: serials count decisions) and a subtree whose next
+        level is this seat's choices. Else a fresh root."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return _Node()
+        last_state, last_player, last_serial, node = kept
+        if last_state is state and last_player == player and serial == last_serial + 1 and node.mover == player:
+            return node
+        return _Node()
 
     def _determinise(self, state: Any, player: int, budget: Budget) -> Any:
         return determinise(state, player, self.rng, budget)
@@ -255,6 +278,7 @@ class MCTSAgent:
             # Selection and expansion: follow the tree while every legal choice has been tried.
             while not state.is_over:
                 mover = self._mover(state, player, node is root)
+                node.mover = mover
                 actions = state.legal_actions(mover)
                 keys = [_key(a.value) for a in actions]
                 for k in keys:

@@ -223,3 +223,71 @@ def test_no_agent_looks_at_the_real_deck():
     for seed in range(6):
         for make in (GreedyAgent, functools.partial(MCTSAgent, iterations=20)):
             assert make(seed).choose(gold_first, 0).value == make(seed).choose(dud_first, 0).value
+
+
+def _counting(agent: MCTSAgent) -> list[int]:
+    """Counts the iterations ``agent`` runs (a list holding one number)."""
+    count = [0]
+    iterate = agent._iterate
+
+    def counted(*args):
+        count[0] += 1
+        return iterate(*args)
+    agent._iterate = counted
+    return count
+
+
+def test_mcts_stopping_early_chooses_what_the_whole_budget_would(ttt):
+    """The search stops once the rest of its iterations could not change the most visited
+    choice; the same agent made to run them all chooses the same."""
+    stopped_early = 0
+    for squares in ([], [4], [0, 4], [0, 3, 1]):
+        state = play(ttt, squares)
+        player = state.decision.players[0]
+        for seed in range(4):
+            agent, whole = MCTSAgent(seed, iterations=300), MCTSAgent(seed, iterations=300)
+            whole._decided = lambda root, left: False
+            count = _counting(agent)
+            assert agent.choose(state, player) == whole.choose(state, player)
+            stopped_early += count[0] < 300
+    assert stopped_early > 0
+
+
+TWO_IN_A_ROW = """game "Two in a row"
+players 2 to 2
+
+var total per player: int = 0
+
+flow:
+    for p in players:
+        turn p:
+            choose a in range(0, 2) by p prompt "First number?"
+            set p.total += a
+            choose b in range(0, 2) by p prompt "Second number?"
+            set p.total += b
+
+score p:
+    total: p.total
+"""
+
+
+def test_mcts_keeps_the_subtree_of_its_choice_for_its_next_decision(tmp_path):
+    """A seat deciding twice in a row starts its second search from the subtree of its first
+    choice and runs only the iterations that subtree lacks; on another state it starts afresh."""
+    (tmp_path / "game.rules").write_text(TWO_IN_A_ROW)
+    game = interpreter.load(str(tmp_path))
+    for same_state in (True, False):
+        state = game.new_game(players=2, seed=0)
+        agent = MCTSAgent(3, iterations=60)
+        agent._decided = lambda root, left: False  # whole budgets: the counts are then exact
+        count = _counting(agent)
+        first = agent.choose(state, 0)
+        assert count[0] == 60 and first.value == 2  # range(0, 2) is 0, 1, 2: the larger wins
+        kept = agent._kept[3].visits
+        assert 0 < kept < 60
+        if not same_state:
+            state = state.clone()
+        state.apply(first)
+        count[0] = 0
+        assert agent.choose(state, 0).value == 2
+        assert count[0] == (60 - kept if same_state else 60)
