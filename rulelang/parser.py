@@ -1,5 +1,8 @@
 """Source text -> parse tree (Lark, LALR) -> syntax tree (``rulelang.nodes``).
 
+Files are read by ``rulelang/lalr.py`` (Lark's tables, no parse tree: about three times faster)
+and, when it is not sure to read a file as Lark would (errors above all), by Lark itself.
+
 ``parse_text`` parses one file; ``load_sources`` follows ``include`` and ``extends`` from an
 entry file, refusing paths that leave the game's folder. Syntax errors become diagnostics.
 """
@@ -17,13 +20,15 @@ from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
 
+from . import lalr
 from . import nodes as n
 from .diagnostics import Diagnostic, RuleError, did_you_mean
 from .files import FileRefused, read_regular
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
-# Parsing reads 80 to 200 KB a second (slowest on deeply nested expressions), so a megabyte is
-# a few seconds of loading; the largest real game is under 70 KB in all its files.
+# Lark reads 80 to 200 KB a second (slowest on deeply nested expressions), the fast reader about
+# 1.5 MB, so a megabyte is at worst a few seconds of loading; the largest real game is under
+# 100 KB in all its files.
 MAX_FILE_BYTES = 1_000_000
 MAX_TOTAL_BYTES = 1_000_000  # all the files of a game together, includes and extends counted
 MAX_FILES = 64
@@ -140,6 +145,7 @@ class _Build(Transformer_NonRecursive):
     def __init__(self, path: str):
         super().__init__()
         self.path = path
+        self.gave_up = False
 
     # ---- helpers
     def _p(self, meta) -> n.Pos:
@@ -635,6 +641,7 @@ class _Build(Transformer_NonRecursive):
         # `c in zone where cond`: the left side of `in` names the item.
         if isinstance(test, n.Compare) and test.op == "in" and isinstance(test.left, n.Name):
             return n.Gen(None, test.left.id, test.right, cond, self._p(meta))
+        self.gave_up = True  # for rulelang/lalr.py: Lark reads this file, to report it
         return ("bad_filter", test, self._p(meta))
 
     def kwarg(self, meta, name, value):
@@ -647,21 +654,29 @@ class _ScenarioSyntax(Exception):
         self.message, self.pos = message, pos
 
 
+_BRACKET_OR_NEWLINE = re.compile(r"[()\[\]{}\n]")
+_DEEP_INDENT = re.compile(f"[ \t]{{{MAX_NESTING * 4 + 1}}}")
+
+
 def _check_depth(text: str, path: str) -> Diagnostic | None:
     """Refuse absurd nesting before the parser sees it (it would only waste time and stack)."""
     depth = 0
     line = 1
-    for i, ch in enumerate(text):
+    for m in _BRACKET_OR_NEWLINE.finditer(text):  # (only these characters: a loop over them all is slow)
+        ch = m.group()
         if ch in "([{":
             depth += 1
             if depth > MAX_NESTING:
+                i = m.start()
                 col = i - text.rfind("\n", 0, i)
                 return Diagnostic("E102", f"brackets nested more than {MAX_NESTING} deep",
                                   n.Pos(path, line, col))
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        elif ch == "\n":
+        else:
             line += 1
+    if not _DEEP_INDENT.search(text):  # no line can be indented that far
+        return None
     for lineno, raw in enumerate(text.splitlines(), 1):
         indent = len(raw) - len(raw.lstrip(" \t"))
         if indent > MAX_NESTING * 4 and raw.strip():
@@ -694,6 +709,15 @@ def parse_text(text: str, path: str = "<string>") -> n.Module:
     deep = _check_depth(text, path)
     if deep:
         raise RuleError([deep], {path: text})
+    module = lalr.read(_lark(), _Build, text, path, MAX_NESTING, MAX_DEPTH, MAX_DIGITS)
+    if module is not None:
+        return module
+    return _parse_with_lark(text, path)
+
+
+def _parse_with_lark(text: str, path: str) -> n.Module:
+    """The reference reading (rulelang/lalr.py's is the fast one): Lark's parse tree, checked
+    and transformed; what the fast reader leaves to it, errors above all, are reported here."""
     try:
         tree = _lark().parse(text, start="start")
     except UnexpectedInput as err:

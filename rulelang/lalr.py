@@ -1,0 +1,303 @@
+"""A fast reader for rule files: Lark's own LALR tables, driven without building a parse tree.
+
+Lark (``parser.py``'s ``_lark()``) stays the reference: it defines the grammar, builds the parse
+tables, and reads every file this module does not. What it spends its time on is generic: a token
+object with eight fields for every word, a parse tree with positions worked out at each of some
+thirty thousand reductions per game, then a second pass turning that tree into ``nodes``. Here the
+same tables are driven by one loop that calls the syntax-tree builder (``parser._Build``) as each
+rule is reduced, with Lark's own child filters (which children a rule keeps, where an absent
+``[optional]`` puts None), and a lexer that is one regular expression over the whole text.
+
+It reads exactly what Lark reads, the same way, or gives up: ``read`` returns None for anything
+it is not sure of (a syntax error, a word the parser state does not take as Lark's contextual
+lexer would, a number too long, nesting past the limits, an error inside a builder method), and
+``parser.parse_text`` then reads the file with Lark, which gives the same module or the precise
+diagnostic. ``tests/test_parser_fast.py`` compares both readings on every rule file in the
+repository.
+
+Positions are Lark's: a rule's node is placed at the first token it consumed (keywords and
+newlines included, as ``propagate_positions`` does); depth is counted as ``_check_tree`` counts
+the levels of Lark's tree.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from lark import Token, Tree
+from lark.parse_tree_builder import ExpandSingleChild, ParseTreeBuilder
+from lark.parsers.lalr_analysis import Shift
+
+# The whole lexicon of grammar.lark, in the order Lark tries its terminals: newlines and comments
+# (one `_NL`, as Lark's longest terminal), blanks and line continuations (ignored), strings,
+# words (a name or a keyword: the parser state decides, as Lark's contextual lexer does),
+# numbers, then operators, two-character ones before their one-character prefixes.
+_LEXICON = re.compile(
+    r"""(?P<nl>(?:\r?\n[\t ]*|\#[^\n]*)+)
+      | (?P<blank>[\t \f]+|\\[\t \f]*\r?\n)
+      | (?P<string>"(?:[^"\\\n]|\\.)*")
+      | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<int>[0-9]+)
+      | (?P<op>==|!=|<=|>=|\+=|-=|[()\[\]{}:,.=|<>+\-*/%])
+    """,
+    re.VERBOSE,
+)
+
+
+class _Giveup(Exception):
+    """Not sure to read this as Lark would: let Lark read it."""
+
+
+class _Reader:
+    """The tables and callbacks for one thread (the builder is told each file's path)."""
+
+    def __init__(self, lark, builder) -> None:
+        table = lark.parser.parser.parser.parse_table
+        self.start_states = table.start_states
+        self.end_states = table.end_states
+        self.builder = builder
+        self.meta = _Meta()
+        terminals = {t.name: t for t in lark.terminals}
+        # Operator text -> terminal name, and keyword text -> terminal name.
+        self.ops: dict[str, str] = {}
+        self.keywords: dict[str, str] = {}
+        self.word_patterns: list[tuple[re.Pattern, str]] = []  # regex terminals over words (EDGE)
+        word = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+        for t in lark.terminals:
+            if t.name in ("NAME", "INT", "STRING", "COMMENT", "_NL") or t.name.startswith("__IGNORE"):
+                continue
+            # (names as plain strings: Lark's are Tokens, whose comparison is Python code)
+            if t.pattern.type == "str":
+                (self.keywords if word.match(t.pattern.value) else self.ops)[str(t.pattern.value)] = str(t.name)
+            else:
+                self.word_patterns.append((re.compile(f"(?:{t.pattern.value})\\Z"), str(t.name)))
+        self.tab_len = 4
+        # Terminals whose token some rule keeps (the others are filtered out: no Token made).
+        kept = set()
+        for rule in lark.rules:
+            for sym in rule.expansion:
+                if sym.is_term and (rule.options.keep_all_tokens or not sym.filter_out):
+                    kept.add(str(sym.name))
+        self.kept = kept
+        del terminals
+        # Each rule: (size, callback, goto symbol, adds a level to the tree).
+        builder_chains = ParseTreeBuilder(lark.rules, Tree, propagate_positions=False, ambiguous=False,
+                                          maybe_placeholders=lark.options.maybe_placeholders).rule_builders
+        rules = {}
+        for rule, chain in builder_chains:
+            name = rule.alias or rule.options.template_source or rule.origin.name
+            f = self._user_callback(name)
+            for w in chain:
+                f = w(f)
+            # A `?rule` with one child and an inlined `_rule` add no level to Lark's tree.
+            inlined = rule.origin.name.startswith("_")
+            # `?sum: product`: the child is the value, and nothing else changes but the state
+            # (most reductions are these: an expression goes up a dozen levels of precedence).
+            passthrough = len(rule.expansion) == 1 and list(chain) == [ExpandSingleChild]
+            rules[rule] = (len(rule.expansion), f, str(rule.origin.name), inlined,
+                           bool(rule.options.expand1) and not rule.alias, passthrough)
+        self.states: dict[int, dict[str, tuple]] = {}
+        for state, actions in table.states.items():
+            self.states[state] = {
+                str(sym): (True, arg, None) if action is Shift else (False, None, rules[arg])
+                for sym, (action, arg) in actions.items()
+            }
+        # States that take a terminal defined by a pattern over words (`EDGE: "end" | "start"`):
+        # there Lark's lexer ranks that pattern against the keywords by its own rules, so a word
+        # both could be is left to Lark.
+        self.pattern_states = {state for state, actions in self.states.items()
+                               if any(t in actions for _, t in self.word_patterns)}
+
+    def _user_callback(self, name: str):
+        method = getattr(type(self.builder), name, None)
+        meta = self.meta
+        if method is None:
+            return lambda children: Tree(name, children)
+        # The builder's methods are v_args(meta=True, inline=True): call the plain function. The
+        # methods read the meta while they run, so one meta object serves every call.
+        func = method.base_func
+        builder = self.builder
+        return lambda children: func(builder, meta, *children)
+
+
+class _Meta:
+    """What a builder method reads of Lark's meta: where the rule's first token is."""
+
+    __slots__ = ("line", "column")
+
+    def __init__(self, line: int = 0, column: int = 0) -> None:
+        self.line = line
+        self.column = column
+
+
+
+_local = threading.local()
+
+
+def _reader(lark, builder_class) -> _Reader:
+    reader = getattr(_local, "reader", None)
+    if reader is None:
+        reader = _local.reader = _Reader(lark, builder_class(""))
+    return reader
+
+
+def read(lark, builder_class, text: str, path: str, max_nesting: int, max_depth: int,
+         max_digits: int) -> Any | None:
+    """The module of one file's text (ending in a newline), or None to let Lark read it."""
+    reader = _reader(lark, builder_class)
+    if getattr(_local, "busy", False):  # a `{...}` in a string read while a file is read
+        return None
+    _local.busy = True
+    builder = reader.builder
+    builder.path = path
+    builder.gave_up = False
+    try:
+        module = _drive(reader, text, "start", max_nesting, max_depth, max_digits)
+    except Exception:  # noqa: BLE001 - anything unexpected: Lark reads it and reports it
+        return None
+    finally:
+        _local.busy = False
+    return None if builder.gave_up else module
+
+
+def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, max_digits: int) -> Any:
+    states = r.states
+    keywords, ops, kept, word_patterns, pattern_states = r.keywords, r.ops, r.kept, r.word_patterns, r.pattern_states
+    meta = r.meta
+    state_stack = [r.start_states[start]]
+    end_state = r.end_states[start]
+    values: list = []
+    starts: list = []  # (line, column) of each stack entry's first token, None when it has none
+    depths: list = []
+    line, line_start = 1, 0
+    paren = 0
+    indents = [0]
+    tab_len = r.tab_len
+    pending: list = []  # tokens made by one match: _NL then indents or dedents
+    pos = 0
+    end = len(text)
+    match = _LEXICON.match
+    while True:
+        if pos < end:
+            m = match(text, pos)
+            if m is None:
+                raise _Giveup
+            kind = m.lastgroup
+            value = m.group()
+            col = pos - line_start + 1
+            tok_line = line
+            pos = m.end()
+            if kind == "nl" or kind == "blank":
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = m.start() + value.rindex("\n") + 1
+                if kind == "blank" or paren > 0:
+                    continue
+                indent_str = value.rsplit("\n", 1)[1] if newlines else None
+                pending.append(("_NL", value, tok_line, col))
+                if indent_str is not None:
+                    indent = indent_str.count(" ") + indent_str.count("\t") * tab_len
+                    if indent > indents[-1]:
+                        indents.append(indent)
+                        if len(indents) > max_nesting:
+                            raise _Giveup
+                        pending.append(("_INDENT", indent_str, tok_line, col))
+                    else:
+                        while indent < indents[-1]:
+                            indents.pop()
+                            pending.append(("_DEDENT", indent_str, tok_line, col))
+                        if indent != indents[-1]:
+                            raise _Giveup
+            elif kind == "word":
+                accepts = states[state_stack[-1]]
+                ttype = keywords.get(value)
+                if state_stack[-1] in pattern_states and any(t in accepts and p.match(value)
+                                                             for p, t in word_patterns):
+                    if "NAME" not in accepts and ttype in accepts:
+                        raise _Giveup
+                    if "NAME" not in accepts:
+                        ttype = next(t for p, t in word_patterns if t in accepts and p.match(value))
+                if ttype is None or ttype not in accepts:
+                    if "NAME" in accepts:
+                        ttype = "NAME"
+                    else:
+                        ttype = next((t for p, t in word_patterns if t in accepts and p.match(value)), None)
+                        if ttype is None:
+                            raise _Giveup
+                pending.append((ttype, value, tok_line, col))
+            elif kind == "op":
+                ttype = ops[value]
+                if value in "([{":
+                    paren += 1
+                    if paren > max_nesting:
+                        raise _Giveup
+                elif value in ")]}":
+                    paren -= 1
+                    if paren < 0:
+                        raise _Giveup
+                pending.append((ttype, value, tok_line, col))
+            elif kind == "int":
+                if len(value.lstrip("0")) > max_digits:
+                    raise _Giveup
+                pending.append(("INT", value, tok_line, col))
+            else:
+                pending.append(("STRING", value, tok_line, col))
+        else:
+            if paren:
+                raise _Giveup
+            while len(indents) > 1:
+                indents.pop()
+                pending.append(("_DEDENT", "", None, None))
+            pending.append(("$END", "", None, None))
+        for ttype, value, tok_line, col in pending:
+            is_end = ttype == "$END"
+            while True:
+                try:
+                    shift, arg, rule = states[state_stack[-1]][ttype]
+                except KeyError:
+                    raise _Giveup from None
+                if shift:
+                    if is_end:
+                        raise _Giveup
+                    state_stack.append(arg)
+                    if ttype in kept:
+                        tok = Token(ttype, value, None, tok_line, col)
+                        values.append(tok)
+                    else:
+                        values.append(value)
+                    starts.append((tok_line, col) if tok_line is not None else None)
+                    depths.append(0)
+                    break
+                size, callback, origin, inlined, expand1, passthrough = rule
+                if passthrough:
+                    state_stack[-1] = states[state_stack[-2]][origin][1]
+                    continue
+                if size:
+                    children = values[-size:]
+                    first = starts[-size]
+                    if first is None:
+                        first = next((s for s in starts[-size:] if s is not None), None)
+                    depth = max(depths[-size:]) if size > 1 else depths[-1]
+                    del state_stack[-size:], values[-size:], starts[-size:], depths[-size:]
+                else:
+                    children, first, depth = [], None, 0
+                if first is not None:
+                    meta.line, meta.column = first
+                else:
+                    meta.line = meta.column = 0
+                value_out = callback(children)
+                if not inlined and not (expand1 and any(value_out is c for c in children)):
+                    depth += 1
+                    if depth > max_depth:
+                        raise _Giveup
+                goto = states[state_stack[-1]][origin]
+                state_stack.append(goto[1])
+                values.append(value_out)
+                starts.append(first)
+                depths.append(depth)
+                if is_end and state_stack[-1] == end_state:
+                    return value_out
+        pending.clear()

@@ -1,0 +1,95 @@
+"""The fast reader (rulelang/lalr.py) reads every file exactly as Lark does, or leaves it to Lark.
+
+Lark's reading (``parser._parse_with_lark``) is the reference: on every rule file in the
+repository, and on files damaged at random, the fast reader gives an equal module (positions
+included) or gives up; it never reads a file Lark refuses."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from rulelang import lalr, parser
+from rulelang.diagnostics import RuleError
+
+ROOT = Path(__file__).resolve().parent.parent
+RULE_FILES = sorted(p for p in ROOT.glob("**/*.rules") if ".git" not in p.parts)
+
+
+def _text(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _fast(text: str, path: str = "t.rules"):
+    return lalr.read(parser._lark(), parser._Build, text, path, parser.MAX_NESTING, parser.MAX_DEPTH,
+                     parser.MAX_DIGITS)
+
+
+def _lark(text: str, path: str = "t.rules"):
+    try:
+        return parser._parse_with_lark(text, path)
+    except RuleError as err:
+        return err
+
+
+def _same_or_gave_up(text: str, path: str = "t.rules") -> bool:
+    fast = _fast(text, path)
+    if fast is None:
+        return True
+    ref = _lark(text, path)
+    assert not isinstance(ref, RuleError), f"the fast reader read what Lark refuses: {ref}"
+    assert fast == ref
+    return False
+
+
+def test_every_rule_file_reads_as_lark_reads_it():
+    assert len(RULE_FILES) > 50
+    read = [p for p in RULE_FILES if not _same_or_gave_up(_text(p), str(p))]
+    # Only files Lark refuses (or that nest past the limits) are left to it.
+    assert len(read) >= len(RULE_FILES) - 10
+    for game in ("off_plan", "welcome_to", "plunderbund"):
+        assert ROOT / "games" / game / "game.rules" in read
+
+
+def test_damaged_files_read_as_lark_reads_them_or_are_left_to_it():
+    rng = random.Random(14)
+    sources = [_text(p) for p in RULE_FILES if "hostile" not in p.parts]
+    pieces = ["", " ", "\n", "    ", ":", "(", ")", "[", "]", ",", "=", "==", "<", "<=", "not ", " in ",
+              "if", "end", "start", "may", "next", "players", "x", "1", '"a"', '"{x}"', "#", "\t", "\\\n",
+              "-", "+=", ".", "where", "for", "\n    ", "\n        "]
+    fallbacks = 0
+    for _ in range(300):
+        text = rng.choice(sources)
+        lines = text.split("\n")
+        i = rng.randrange(len(lines))
+        line = lines[i]
+        j = rng.randrange(len(line) + 1)
+        k = min(len(line), j + rng.randrange(4))
+        lines[i] = line[:j] + rng.choice(pieces) + line[k:]
+        damaged = "\n".join(lines)
+        fallbacks += _same_or_gave_up(damaged if damaged.endswith("\n") else damaged + "\n")
+    assert 0 < fallbacks < 300  # both ways were taken
+
+
+@pytest.mark.parametrize("text", [
+    'game "T"\nflow:\n    pass\n  pass\n',  # a dedent to no block
+    'game "T"\nflow:\n    let x = (1 +\n',  # the file ends inside brackets
+    'game "T"\nconst big = 1234567890123456789012\n',  # a number too long
+    'game "T"\nconst x = count(c in [] where c > 1)\n',
+    'game "T"\ndefine f(x: int) = count(x where x > 1)\n',  # a filter without `name in`
+    'game "T"\nflow:\n    start shield for p until end of next turn\n',  # EDGE and NEXT
+    'game "T"\n# a comment\n\n   # an indented comment\nflow:  # here too\n    pass\n',
+])
+def test_tricky_texts(text):
+    _same_or_gave_up(text)
+
+
+def test_errors_are_reported_as_lark_reports_them():
+    text = 'game "T"\nflow:\n    let x = = 1\n'
+    with pytest.raises(RuleError) as err:
+        parser.parse_text(text, "t.rules")
+    assert (err.value.diagnostics[0].pos.line, err.value.diagnostics[0].pos.col) == (3, 13)
+    assert _fast(text) is None
