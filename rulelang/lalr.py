@@ -46,6 +46,14 @@ _LEXICON = re.compile(
 )
 
 
+class _Token(Token):
+    """A Lark token made in two steps instead of Lark's eight-argument constructor: what the
+    builder reads of it (its text, type, line and column) is set, the rest reads None."""
+
+    __slots__ = ()
+    start_pos = end_line = end_column = end_pos = None
+
+
 class _Giveup(Exception):
     """Not sure to read this as Lark would: let Lark read it."""
 
@@ -59,6 +67,7 @@ class _Reader:
         self.end_states = table.end_states
         self.builder = builder
         self.meta = _Meta()
+        self.busy = False
         terminals = {t.name: t for t in lark.terminals}
         # Operator text -> terminal name, and keyword text -> terminal name.
         self.ops: dict[str, str] = {}
@@ -136,30 +145,29 @@ class _Meta:
 _local = threading.local()
 
 
-def _reader(lark, builder_class) -> _Reader:
-    reader = getattr(_local, "reader", None)
-    if reader is None:
-        reader = _local.reader = _Reader(lark, builder_class(""))
-    return reader
-
-
 def read(lark, builder_class, text: str, path: str, max_nesting: int, max_depth: int,
-         max_digits: int) -> Any | None:
-    """The module of one file's text (ending in a newline), or None to let Lark read it."""
-    reader = _reader(lark, builder_class)
-    if getattr(_local, "busy", False):  # a `{...}` in a string read while a file is read
+         max_digits: int, start: str = "start") -> Any | None:
+    """What one file's text (ending in a newline) reads as, from the grammar's rule `start`
+    (a module, or one expression for the `{...}` of a string), or None to let Lark read it."""
+    readers = getattr(_local, "readers", None)
+    if readers is None:
+        readers = _local.readers = {}
+    reader = readers.get(start)
+    if reader is None:
+        reader = readers[start] = _Reader(lark, builder_class(""))
+    if reader.busy:  # read again from inside one of its own builder methods: Lark does it
         return None
-    _local.busy = True
+    reader.busy = True
     builder = reader.builder
     builder.path = path
     builder.gave_up = False
     try:
-        module = _drive(reader, text, "start", max_nesting, max_depth, max_digits)
+        result = _drive(reader, text, start, max_nesting, max_depth, max_digits)
     except Exception:  # noqa: BLE001 - anything unexpected: Lark reads it and reports it
         return None
     finally:
-        _local.busy = False
-    return None if builder.gave_up else module
+        reader.busy = False
+    return None if builder.gave_up else result
 
 
 def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, max_digits: int) -> Any:
@@ -179,6 +187,7 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
     pos = 0
     end = len(text)
     match = _LEXICON.match
+    new_str = str.__new__
     while True:
         if pos < end:
             m = match(text, pos)
@@ -264,7 +273,8 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                         raise _Giveup
                     state_stack.append(arg)
                     if ttype in kept:
-                        tok = Token(ttype, value, None, tok_line, col)
+                        tok = new_str(_Token, value)
+                        tok.type, tok.value, tok.line, tok.column = ttype, value, tok_line, col
                         values.append(tok)
                     else:
                         values.append(value)
@@ -274,6 +284,8 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                 size, callback, origin, inlined, expand1, passthrough = rule
                 if passthrough:
                     state_stack[-1] = states[state_stack[-2]][origin][1]
+                    if is_end and state_stack[-1] == end_state:
+                        return values[-1]
                     continue
                 if size:
                     children = values[-size:]

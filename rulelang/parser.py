@@ -767,6 +767,9 @@ def _dedent_line(text: str, message: str) -> int:
 
 def parse_expr(text: str, pos: n.Pos) -> n.Expr:
     """Parse one expression (used for `{...}` parts of strings)."""
+    expr = lalr.read(_lark(), _Build, text, pos.file, MAX_NESTING, MAX_DEPTH, MAX_DIGITS, start="expr")
+    if expr is not None:
+        return _shift(expr, pos)
     try:
         tree = _lark().parse(text, start="expr")
     except UnexpectedInput as err:

@@ -99,6 +99,7 @@ class GameState:
 
         Containers of the state are copied; the values in vars are shared, since nothing changes
         them in place (a `set` stores a new list or bag: ``Machine.set_var``)."""
+        # (what is usually empty is tested first: even an empty comprehension costs a call)
         return GameState(
             self.num_players, self.seed, self.rng,
             dict(zip(self.zones, map(list.copy, self.zones.values()), strict=True)),  # copied in C
@@ -106,14 +107,15 @@ class GameState:
             dict(self.tokens),
             dict(self.vars),  # values are never changed in place (Machine.set_var), so they are shared
             [_copy_frame(f) for f in self.stack],
-            _copy_pending(self.pending),
+            _copy_pending(self.pending) if self.pending is not None else None,
             self.active, self.round, self.turn, self.once[:],
-            [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting],
+            [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting] if self.lasting else [],
             self.over, self.decisions, self.log[:], self.actions[:],
             [Branch(b.player, [_copy_frame(f) for f in b.stack], _copy_pending(b.pending), b.count,
-                    b.log[:], b.actions[:], b.shown) for b in self.branches],
-            {k: v[:] for k, v in self.cells.items()},
-            dict(self.known), self.chance, {k: v[:] for k, v in self.unordered.items()},
+                    b.log[:], b.actions[:], b.shown) for b in self.branches] if self.branches else [],
+            {k: v[:] for k, v in self.cells.items()} if self.cells else {},
+            dict(self.known), self.chance,
+            {k: v[:] for k, v in self.unordered.items()} if self.unordered else {},
             self.chance_at, self.tape[:],
         )
 
@@ -131,7 +133,13 @@ _CONTAINERS = (list, dict)
 
 
 def _copy_frame(f: Frame) -> Frame:
-    return Frame(f.code, f.pc, {k: _copy_value(v) if v.__class__ in _CONTAINERS else v for k, v in f.locals.items()})
+    local_values = f.locals.copy()  # in C; then only the containers are copied again
+    for k, v in local_values.items():
+        if v.__class__ is list:  # most often a list of cards, numbers or names: one C copy
+            local_values[k] = v[:] if not v or v[0].__class__ not in _CONTAINERS else _copy_value(v)
+        elif v.__class__ is dict:
+            local_values[k] = _copy_value(v)
+    return Frame(f.code, f.pc, local_values)
 
 
 def _copy_pending(p: Pending | None) -> Pending | None:
