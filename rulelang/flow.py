@@ -152,9 +152,10 @@ class _Flow:
 
     def zone_label(self, e, ctx: _Ctx) -> Label:
         """Who sees the cards of a zone expression (a Name or `p.zone`)."""
-        k = self.key(e, ctx)
-        if k is not None and k in ctx.shown:
-            return ctx.shown[k]
+        if ctx.shown:
+            k = self.key(e, ctx)
+            if k is not None and k in ctx.shown:
+                return ctx.shown[k]
         if isinstance(e, n.Name):
             cat = self.p.resolved.get(id(e), ("",))[0]
             if cat == "zone":
@@ -205,9 +206,10 @@ class _Flow:
         return out
 
     def label(self, e, ctx: _Ctx) -> Label:  # noqa: C901 - one dispatch over expression kinds
-        k = self.key(e, ctx)
-        if k is not None and k in ctx.shown:
-            return ctx.shown[k]
+        if ctx.shown:  # (an expression's text is worth making only when something was shown)
+            k = self.key(e, ctx)
+            if k is not None and k in ctx.shown:
+                return ctx.shown[k]
         if isinstance(e, n.Lit):
             return PUBLIC
         if isinstance(e, n.Template):
