@@ -9,16 +9,17 @@ entry file, refusing paths that leave the game's folder. Syntax errors become di
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 
 import attrs
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
+from lark.lark import _LOAD_ALLOWED_OPTIONS
 
 from . import lalr
 from . import nodes as n
@@ -46,17 +47,55 @@ class _RuleIndenter(Indenter):
     tab_len = 4
 
 
-@lru_cache(maxsize=1)
+_built: list[Lark] = []  # the one Lark of the process, once built
+_read_back: list[Lark] = []  # or its tables read back (no `.grammar`: enough to read files)
+
+
+def _reading_lark() -> Lark:
+    """The Lark that reads files: the one built, else tables read back, else a new build."""
+    return _built[0] if _built else _read_back[0] if _read_back else _lark()
+
+
 def _lark() -> Lark:
-    return Lark(
-        GRAMMAR_PATH.read_text(encoding="utf-8"),
-        parser="lalr",
-        postlex=_RuleIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=True,
-        start=["start", "expr"],
-        cache=False,
-    )
+    """The grammar built by Lark, with everything (tools and tests read its `.grammar`)."""
+    if not _built:
+        _built.append(Lark(
+            GRAMMAR_PATH.read_text(encoding="utf-8"),
+            parser="lalr",
+            postlex=_RuleIndenter(),
+            propagate_positions=True,
+            maybe_placeholders=True,
+            start=["start", "expr"],
+            cache=False,  # (Lark's own cache is a pickle in a shared folder: see grammar_tables)
+        ))
+    return _built[0]
+
+
+# Working out the grammar's LALR tables takes Lark some 170 ms, at the first load of every
+# process; reading them back takes 16. The engine's load cache (interpreter/engine/cache.py) keeps
+# them, as it keeps everything, under its HMAC: Lark's own `cache=` would unpickle a file from the
+# system's shared temporary folder, which anyone may have written.
+def grammar_ready() -> bool:
+    return bool(_built or _read_back)
+
+
+def grammar_tables() -> bytes:
+    """The grammar's tables, as Lark saves them (options that cannot be saved are left out)."""
+    out = io.BytesIO()
+    _lark().save(out, _LOAD_ALLOWED_OPTIONS)
+    return out.getvalue()
+
+
+def use_grammar_tables(data: bytes) -> bool:
+    """Use tables saved by ``grammar_tables`` (trusted: the caller verified them); False if they
+    cannot be read, and the grammar is then built as usual."""
+    try:
+        lark = Lark.__new__(Lark)._load(io.BytesIO(data), postlex=_RuleIndenter(), propagate_positions=True)
+    except Exception:  # noqa: BLE001 - tables from another Lark version, say: build them
+        return False
+    if not _read_back:
+        _read_back.append(lark)
+    return True
 
 
 # Friendlier names for terminals in "expected ..." messages.
@@ -709,7 +748,7 @@ def parse_text(text: str, path: str = "<string>") -> n.Module:
     deep = _check_depth(text, path)
     if deep:
         raise RuleError([deep], {path: text})
-    module = lalr.read(_lark(), _Build, text, path, MAX_NESTING, MAX_DEPTH, MAX_DIGITS)
+    module = lalr.read(_reading_lark(), _Build, text, path, MAX_NESTING, MAX_DEPTH, MAX_DIGITS)
     if module is not None:
         return module
     return _parse_with_lark(text, path)
@@ -719,7 +758,7 @@ def _parse_with_lark(text: str, path: str) -> n.Module:
     """The reference reading (rulelang/lalr.py's is the fast one): Lark's parse tree, checked
     and transformed; what the fast reader leaves to it, errors above all, are reported here."""
     try:
-        tree = _lark().parse(text, start="start")
+        tree = _reading_lark().parse(text, start="start")
     except UnexpectedInput as err:
         raise RuleError([_syntax_diagnostic(err, path)], {path: text}) from None
     except DedentError as err:
@@ -767,11 +806,11 @@ def _dedent_line(text: str, message: str) -> int:
 
 def parse_expr(text: str, pos: n.Pos) -> n.Expr:
     """Parse one expression (used for `{...}` parts of strings)."""
-    expr = lalr.read(_lark(), _Build, text, pos.file, MAX_NESTING, MAX_DEPTH, MAX_DIGITS, start="expr")
+    expr = lalr.read(_reading_lark(), _Build, text, pos.file, MAX_NESTING, MAX_DEPTH, MAX_DIGITS, start="expr")
     if expr is not None:
         return _shift(expr, pos)
     try:
-        tree = _lark().parse(text, start="expr")
+        tree = _reading_lark().parse(text, start="expr")
     except UnexpectedInput as err:
         col = pos.col + max((getattr(err, "column", 1) or 1) - 1, 0)
         raise RuleError([Diagnostic("E102", f"cannot read `{{{text}}}` in this string",

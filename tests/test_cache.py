@@ -48,7 +48,8 @@ def _refuse(*args, **kwargs):
 
 def test_a_warm_load_skips_parsing_and_compiling_and_plays_the_same(cache_dir, game_dir, monkeypatch):
     cold = interpreter.load(str(game_dir), options={"bonus": True})
-    assert sorted(p.name.split("-")[0] for p in cache_dir.iterdir() if p.name != "key") == ["code", "parsed"]
+    kinds = sorted(p.name.split("-")[0] for p in cache_dir.iterdir() if p.name not in ("key",))
+    assert [k for k in kinds if k != "grammar"] == ["code", "parsed"]  # (grammar: once a process)
     with monkeypatch.context() as m:
         m.setattr(api, "load_sources", _refuse)
         m.setattr(api, "check", _refuse)
@@ -145,3 +146,32 @@ def test_the_cache_can_be_turned_off(cache_dir, game_dir, monkeypatch):
 def test_the_engine_version_covers_the_code_and_python():
     version = cache.engine_version()
     assert len(version) == 64 and version == cache.engine_version()
+
+
+def test_the_grammar_tables_are_read_back_not_worked_out_again(cache_dir, game_dir, monkeypatch):
+    from rulelang import parser
+
+    monkeypatch.setattr(parser, "_built", [])
+    monkeypatch.setattr(parser, "_read_back", [])
+    interpreter.load(str(game_dir), cache=False)  # no cache: the tables are worked out, not stored
+    assert not any(p.name.startswith("grammar-") for p in cache_dir.glob("*"))
+    monkeypatch.setattr(parser, "_built", [])
+    monkeypatch.setattr(parser, "_read_back", [])
+    expected = _playout(interpreter.load(str(game_dir)))
+    assert [p.name.split("-")[0] for p in cache_dir.iterdir()].count("grammar") == 1
+    monkeypatch.setattr(parser, "_built", [])
+    monkeypatch.setattr(parser, "_read_back", [])
+    for entry in cache_dir.iterdir():
+        if entry.name.startswith("parsed-"):
+            entry.unlink()  # so the next load parses: with the tables from the cache
+    monkeypatch.setattr(parser, "Lark", _refuse_lark(parser.Lark))
+    game = interpreter.load(str(game_dir))
+    assert parser._read_back and not parser._built and _playout(game) == expected
+    assert parser._reading_lark().options.propagate_positions  # what Lark cannot save is given again
+
+
+def _refuse_lark(real):
+    class NoBuilding(real):
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("the grammar was worked out again")
+    return NoBuilding

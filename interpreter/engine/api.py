@@ -30,7 +30,7 @@ from rulelang.parser import load_sources
 
 from . import chance, information
 from .budget import Budget, log_line
-from .cache import load_parsed, store_parsed
+from .cache import load_parsed, prime_grammar, store_parsed
 from .chance import CHANCE, NeedChance
 from .compiler import CompiledGame, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, python_error
@@ -187,6 +187,8 @@ def _load(path: str, options: dict | None, house_paths: list[str], backend: str,
     if parsed is not None:
         modules, sources, program = parsed
     else:
+        if cache:
+            prime_grammar()
         modules, sources = load_sources(path, house_paths)
         program = None
     try:
