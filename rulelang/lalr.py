@@ -53,6 +53,9 @@ class _Token(Token):
     __slots__ = ()
     start_pos = end_line = end_column = end_pos = None
 
+    def __reduce__(self):  # pickled (in a cache entry, say) as the plain Lark token it stands for
+        return Token, (self.type, str(self), None, self.line, self.column)
+
 
 class _Giveup(Exception):
     """Not sure to read this as Lark would: let Lark read it."""

@@ -116,3 +116,12 @@ def test_the_expressions_in_strings_read_as_lark_reads_them():
             assert fast == ref, text
             read += 1
     assert read >= len(placeholders) - 5
+
+
+def test_its_tokens_pickle_as_lark_tokens():
+    import pickle
+
+    tok = str.__new__(lalr._Token, "deck")
+    tok.type, tok.value, tok.line, tok.column = "NAME", "deck", 3, 5
+    back = pickle.loads(pickle.dumps(tok))
+    assert type(back) is lalr.Token and back == "deck" and (back.type, back.line, back.column) == ("NAME", 3, 5)
