@@ -664,18 +664,29 @@ def _forget(ctx: _Ctx, name: str) -> None:
         del ctx.shown[k]
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}  # node class -> its fields' names (attrs.fields is slow)
+
+
 def _parts(e) -> Iterator:
     """The expressions directly inside an expression."""
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
+    names = _FIELDS.get(type(e))
+    if names is None:
+        names = _FIELDS[type(e)] = tuple(f.name for f in attrs.fields(type(e)))
+    for name in names:
+        v = getattr(e, name)
         if isinstance(v, tuple):
             for x in v:
                 if isinstance(x, tuple):
                     x = x[-1]
-                if attrs.has(type(x)) and not isinstance(x, (n.Pos, n.TypeRef)):
+                if _is_node(x):
                     yield x
-        elif attrs.has(type(v)) and not isinstance(v, (n.Pos, n.TypeRef)):
+        elif _is_node(v):
             yield v
+
+
+def _is_node(x) -> bool:
+    """An attrs node other than a position or a type."""
+    return hasattr(type(x), "__attrs_attrs__") and not isinstance(x, (n.Pos, n.TypeRef))
 
 
 def _key(e, subst: dict) -> str | None:
