@@ -28,7 +28,7 @@ from .files import FileRefused, read_regular
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 # Lark reads 80 to 200 KB a second (slowest on deeply nested expressions), the fast reader about
-# 1.5 MB, so a megabyte is at worst a few seconds of loading; the largest real game is under
+# 2 MB, so a megabyte is at worst a few seconds of loading; the largest real game is under
 # 100 KB in all its files.
 MAX_FILE_BYTES = 1_000_000
 MAX_TOTAL_BYTES = 1_000_000  # all the files of a game together, includes and extends counted
