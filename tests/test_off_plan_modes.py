@@ -673,16 +673,17 @@ def test_no_trade_without_a_pair():
     s = urb()
     set_hand(s, ["Bedroom", "Double Bedroom", "Garage"])
     s.run_procedure("urbanization_turn", 0, active=0)
-    assert prompt(s) == "Place which Room under a House under construction?"
-    assert labels(s) == ["Place Bedroom", "Place Double Bedroom", "Place Garage"]
+    assert prompt(s) == "Place which Room under which House under construction?"
+    assert [label.split(" (")[0] for label in labels(s)] == [
+        f"Place {room} under {house}" for room in ("Bedroom", "Double Bedroom", "Garage")
+        for house in names(s, "under_construction")]
 
 
 def place(s: State, room: str, house: str) -> None:
     s.run_procedure("urbanization_turn", 0, active=0)
     if prompt(s) == "Discard 2 identical Rooms to take a wildcard Room?":
         pick(s, "Skip")
-    pick(s, f"Place {room}")
-    pick(s, f"Under {house}")
+    pick(s, f"Place {room} under {house} (")
 
 
 def test_a_needed_room_costs_nothing():
@@ -751,11 +752,11 @@ def test_the_end_when_the_house_deck_runs_out():
     for c in list(s.s.zones["house_deck"])[1:]:
         move(s, c, "box")
     last = s.s.zones["house_deck"][0]
-    pick(s, "Place Garage")
-    pick(s, "Under Blue Studio")  # needed: no discard
+    # The game's loop, from the position arranged (its first decision was offered before it).
+    s.run_procedure("solo_urbanization_game", 0, active=0)
+    pick(s, "Place Garage under Blue Studio (")  # needed: no discard
     assert not s.is_over
-    pick(s, "Place Terrace")
-    pick(s, "Under Red Cottage")  # not needed: the last House of the deck is discarded
+    pick(s, "Place Terrace under Red Cottage (")  # not needed: the last House of the deck is discarded
     assert s.is_over
     assert sorted(s.s.zones["house_discard"]) == sorted([last, cottage, studio, cabin])
     assert s.s.zones["placed_rooms"] == [] and s.s.zones["under_construction"] == []
