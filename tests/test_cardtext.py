@@ -47,7 +47,7 @@ EXPECTED = {
         '\n'
         'Bathroom (provides) counts in bathroom next to, missing, contributes and equipment types.\n'
         '\n'
-        'Every room card is used in “exchange step”, “take from room market”, “buy from outlet” and “urbanization turn”.\n'
+        'Every room card is used in “exchange step”, “take from room market” and “buy from outlet”.\n'
         '\n'
         '(Every rule in full: rulelang explain games/off_plan --card Bathroom --full)'
     ),
