@@ -266,7 +266,9 @@ class Game:
 
         Without a player count, only the lines that do not depend on it are judged.
         """
-        out = []
+        out: list[str] = []
+        if not self.compiled.requires:
+            return out
         probe = GameState(players or 0, 0, 0, {}, [], {}, {})
         for message, cond in self.compiled.requires:
             try:
@@ -291,7 +293,12 @@ class Game:
             raise ValueError(f"chance is \"seeded\" or \"explicit\", not {_show(chance)}")
         if not (g.min_players <= players <= g.max_players):
             raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
-        refused = self.refusals(players)
+        # The `require` lines depend on the options (fixed) and the player count only: judged
+        # once per count, not before every game of a long run of playouts.
+        known = self.__dict__.setdefault("_refusals_by_players", {})
+        refused = known.get(players)
+        if refused is None:
+            refused = known[players] = self.refusals(players)
         if refused:
             raise ValueError("; ".join(refused))
         n_cards = len(g.card_names)

@@ -31,7 +31,7 @@ from rulelang import nodes as n
 from rulelang import registry
 from rulelang.diagnostics import RuleRuntimeError
 
-from .budget import MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int
+from .budget import MAX_INT, MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int
 from .cache import compile_cached
 from .runtime import FUNCTIONS, RULE_FAULTS
 
@@ -272,6 +272,7 @@ class CodeGen:
         self.ns["_FAULTS"] = (RuleRuntimeError, *RULE_FAULTS)
         self.ns["_MISS"] = _MISS
         self.ns["_STEPS_PER_CALL"] = STEPS_PER_CALL
+        self.ns["_MAX_INT"] = MAX_INT
         self.ns.update(charge_text=charge_text, charge_value=charge_value, check_int=check_int)
         from . import compiler  # the reference's own `+` and `-` (compiler imports this module)
 
@@ -285,6 +286,7 @@ class CodeGen:
         self.functions: list[types.FunctionType] = []
         self.source: list[str] = []
         self.fresh = 0
+        self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
 
     @staticmethod
     def _slow_path(refs: list[Fn], calls: list[int]):
@@ -450,12 +452,12 @@ class CodeGen:
             a, b = self.expr(e.left, scope), self.expr(e.right, scope)
             if e.op == "+":
                 if self.type_of(e.left) == "int" and self.type_of(e.right) == "int":
-                    return f"check_int({a} + {b})"
+                    return self.checked_int(f"{a} + {b}")
                 return f"add_values(m, {a}, {b}, None)"
             if e.op == "-":
                 if self.type_of(e.left).startswith("bag:"):
                     return f"subtract_values(m, {a}, {b}, None)"
-                return f"check_int({a} - {b})"  # a dict there raises: the slow path does it
+                return self.checked_int(f"{a} - {b}")  # a dict there raises: the slow path does it
             helper = {"*": "_mul", "/": "_div", "%": "_mod"}[e.op]
             return f"{helper}({a}, {b})"
         if isinstance(e, n.Compare):
@@ -478,8 +480,9 @@ class CodeGen:
             test = f"_is(m, {self.expr(e.obj, scope)}, {self.const(e.kind)})"
             return f"(not {test})" if e.negate else test
         if isinstance(e, n.BoolOp):
-            a, b = self.expr(e.left, scope), self.expr(e.right, scope)
-            return f"((not not {a}) {e.op} (not not {b}))"
+            a, b = (self.expr(x, scope) if _always_bool(x) else f"(not not {self.expr(x, scope)})"
+                    for x in (e.left, e.right))
+            return f"({a} {e.op} {b})"
         if isinstance(e, n.Not):
             return f"(not {self.expr(e.operand, scope)})"
         if isinstance(e, n.Neg):
@@ -496,6 +499,14 @@ class CodeGen:
             pairs = ", ".join(f"{self.const(k)}: {self.expr(v, scope)}" for k, v in e.items)
             return f"_charged(m, {{{pairs}}})"
         raise AssertionError(f"cannot generate {type(e).__name__}")
+
+    def checked_int(self, value: str) -> str:
+        """`check_int(value)` without a call when the number is in bounds (most of the time): an
+        int in bounds is itself; anything else goes to check_int, which refuses it as before."""
+        if self.in_iterable:  # Python allows no `:=` in the iterable of a comprehension
+            return f"check_int({value})"
+        t = self.var()
+        return f"({t} if -_MAX_INT <= ({t} := {value}) <= _MAX_INT and type({t}) is int else check_int({t}))"
 
     def text(self, e, scope: dict) -> str:
         # How a value reads is the reference's own function (compiler.shown_as), held as a constant.
@@ -530,9 +541,9 @@ class CodeGen:
     def attr(self, e: n.Attr, scope: dict) -> str:
         cat, name = self.p.resolved.get(id(e), ("dynamic", e.name))
         if cat == "pvar":
-            return f"m.s.vars[{self.const(name + '#')} + str({self.expr(e.obj, scope)})]"
+            return f"m.s.vars[{self.key(name + '#', e.obj, scope)}]"
         if cat == "pzone":
-            return f"m.s.zones[{self.const(name + '#')} + str({self.expr(e.obj, scope)})]"
+            return f"m.s.zones[{self.key(name + '#', e.obj, scope)}]"
         if cat == "tokens":
             return f"m.token_count({self.holder(e.obj, scope)}, {self.const(name)})"
         if cat == "field":
@@ -544,11 +555,20 @@ class CodeGen:
             return f"m.game.card_attrs[{obj}].get({self.const(name)})"
         if cat == "cvar":
             init = self.c.card_var_init(name)
-            return f"m.s.vars.get({self.const(name + '@')} + str({self.expr(e.obj, scope)}), {self.const(init)})"
+            return f"m.s.vars.get({self.key(name + '@', e.obj, scope)}, {self.const(init)})"
         return "_no_value()"
 
+    def key(self, prefix: str, e, scope: dict) -> str:
+        """A state key made of a name and a player or card (`score#2`, `played@17`): an f-string,
+        which formats as str() does, without the call to str() and the concatenation."""
+        return f"f'{{{self.const(prefix)}}}{{{self.expr(e, scope)}}}'"
+
     def gen(self, e: n.Gen, scope: dict) -> str:
-        src = f"_items(m, {self.expr(e.source, scope)})"
+        self.in_iterable += 1
+        try:
+            src = f"_items(m, {self.expr(e.source, scope)})"
+        finally:
+            self.in_iterable -= 1
         if e.cond is None and e.elem is None:
             return src
         v = self.var()
@@ -668,12 +688,17 @@ class CodeGen:
             if cat == "zone" or (cat == "builtin" and name == "box"):
                 return self.const(name)
         if isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone":
-            return f"({self.const(e.name + '#')} + str({self.expr(e.obj, scope)}))"
+            return self.key(e.name + '#', e.obj, scope)
         return "_no_value()"
 
     def cards(self, e, scope: dict) -> str:
         f = self.expr(e, scope)
         return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
+
+
+def _always_bool(e) -> bool:
+    """An expression whose generated code always gives a Python bool (so `bool()` of it is itself)."""
+    return isinstance(e, (n.Compare, n.Not, n.BoolOp, n.Is))
 
 
 def _placeholder(m, L):  # the code every generated function has until finish() gives it its own

@@ -93,34 +93,52 @@ class Machine:
             if not s.stack:
                 s.over = True
                 break
-            self._step(s.stack)
+            self._steps(s.stack, s, False)
         if s.over:
             s.stack.clear()
             s.pending = None
             s.branches = []
 
-    def _step(self, stack: list[Frame]) -> None:
-        frame = stack[-1]
-        code = self.game.codes[frame.code]
-        if frame.pc >= len(code):
-            stack.pop()
-            return
-        op = code[frame.pc]
-        pos = getattr(op, "pos", None)
-        b = self.budget  # self.charge(1, pos), written out: this runs once per step
-        b.used += 1
-        if b.used > b.limit:
-            b.charge(0, pos)
-        if self.memo:
-            self.memo = {}
-        try:
-            op(self, frame)
-        except RuleRuntimeError as err:
-            if err.pos is None and pos is not None:
-                raise RuleRuntimeError(err.bare_message, pos) from None
-            raise
-        except RULE_FAULTS as err:
-            raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})", pos) from None
+    def _steps(self, stack: list[Frame], waits: Any, in_branch: bool) -> None:
+        """Run the ops of `stack` until it is empty, a decision waits (on `waits`: the state or
+        the branch), the game ends, or a `simultaneously` starts (or, in a branch, ends).
+
+        One op is one step: it costs one unit of the budget and forgets the defines' results
+        remembered by the op before. The ops of the frame on top run in an inner loop, which
+        looks the frame's code up once rather than once per op (this loop is most of the time
+        of games whose rules are mostly statements)."""
+        s = self.s
+        codes = self.game.codes
+        b = self.budget
+        while stack and waits.pending is None and not s.over and bool(s.branches) is in_branch:
+            frame = stack[-1]
+            code = codes[frame.code]
+            end = len(code)
+            depth = len(stack)
+            op = None
+            try:
+                while True:
+                    pc = frame.pc
+                    if pc >= end:
+                        stack.pop()
+                        break
+                    op = code[pc]
+                    b.used += 1
+                    if b.used > b.limit:
+                        b.charge(0, getattr(op, "pos", None))
+                    if self.memo:
+                        self.memo = {}
+                    op(self, frame)
+                    if waits.pending is not None or s.over or len(stack) != depth or bool(s.branches) is not in_branch:
+                        break
+            except RuleRuntimeError as err:
+                pos = getattr(op, "pos", None)
+                if err.pos is None and pos is not None:
+                    raise RuleRuntimeError(err.bare_message, pos) from None
+                raise
+            except RULE_FAULTS as err:
+                raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
+                                       getattr(op, "pos", None)) from None
 
     def charge(self, units: int, pos=None) -> None:
         """Pay for work done (see ``budget.py``): no loop, huge list or long text can hang the game."""
@@ -139,8 +157,7 @@ class Machine:
         for b in s.branches:
             self.branch = b
             try:
-                while b.stack and b.pending is None and not s.over and s.branches:
-                    self._step(b.stack)
+                self._steps(b.stack, b, True)
             finally:
                 self.branch = None
 

@@ -109,8 +109,9 @@ def next_player(state: Any) -> int:
         raise RuntimeError("the current decision names no player")
     if len(players) == 1 or not getattr(decision, "simultaneous", False):
         return players[0]
+    count = getattr(state, "num_actions", None)  # counts, without making the Actions
     for p in players:
-        if state.legal_actions(p):
+        if (count(p) if count is not None else state.legal_actions(p)):
             return p
     return players[0]
 
