@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import operator
 import types
+from collections import _count_elements  # type: ignore[attr-defined] - Counter's own C loop
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -133,10 +134,20 @@ def _sum(m, x, pay=_paid):
 
 
 def _bag(m, x, pay=_paid):
+    # `bag(have)[e]` inside a define over each `e` counts the same list again and again: the
+    # counts are remembered, for the op, by the list's identity (values never change in place;
+    # the entry keeps the list, so its id is not reused while remembered). Paid for every time.
+    key = ("$bag", id(x))
+    memo = m.memo
+    known = memo.get(key)
+    if known is not None and known[0] is x:
+        pay(m, x)
+        m.charge(len(known[1]))
+        return known[1]
     out: dict = {}
-    for v in pay(m, x):
-        out[v] = out.get(v, 0) + 1
+    _count_elements(out, pay(m, x))
     m.charge(len(out))  # counts of items already paid for: flat and no bigger (charge_value's sum)
+    memo[key] = (x, out)
     return out
 
 
@@ -628,7 +639,7 @@ class CodeGen:
         scope["$define"] = "1"
         body = self.expr(d.value, scope)
         arglist = "".join(", " + a for a in args)
-        key = f"({self.const(name)}, ({''.join(a + ', ' for a in args)}))"
+        key = f"({self.const(name)}, {''.join(a + ', ' for a in args)})"  # the reference's keys
         kinds = [self.param_hashable(prm) for prm in params]
         # A call is paid for even when its result is remembered, as in the reference; written out
         # in place, since a method call per define call was a tenth of the time in some games.

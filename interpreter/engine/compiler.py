@@ -761,7 +761,7 @@ class _Compiler:
         def call(m, L):
             m.charge(STEPS_PER_CALL, pos)  # a call is work even when its result is remembered
             values = tuple(f(m, L) for f in args)
-            key = (name, values)
+            key = (name, *values)  # one flat tuple (the generated defines make the same keys)
             memo = m.memo
             try:
                 return memo[key]

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from .state import Branch, Frame, GameState, _copy_frame, _copy_pending
+from .state import Frame, GameState
 
 _MISSING = object()
 
@@ -68,7 +68,8 @@ _OTHER_FIELDS = tuple(f.name for f in attrs.fields(GameState) if f.name not in _
 class Undo:
     """What it takes to put a state back as it was before one action."""
 
-    __slots__ = ("journal", "scalars", "frames", "once", "lasting", "log", "actions", "branches", "info", "others")
+    __slots__ = ("journal", "scalars", "frames", "once", "lasting", "log", "actions", "branches", "branch_parts",
+                 "info", "others")
 
     def __init__(self, s: GameState) -> None:
         self.journal = Journal()
@@ -79,8 +80,11 @@ class Undo:
         self.lasting = [(m, m.remaining) for m in s.lasting]
         self.log = len(s.log)
         self.actions = len(s.actions)
-        self.branches = [Branch(b.player, [_copy_frame(f) for f in b.stack], _copy_pending(b.pending), b.count,
-                                b.log[:], b.actions[:], b.shown) for b in s.branches] if s.branches else []
+        # The branches of a `simultaneously`, noted like the main stack (their frames' positions
+        # and locals, their logs' lengths) rather than copied: one action changes one branch.
+        self.branches = s.branches
+        self.branch_parts = [(b, b.stack[:], [(f, f.pc, dict(f.locals)) for f in b.stack], b.pending, b.count,
+                              len(b.log), len(b.actions)) for b in s.branches]
         # What players know of cards, and explicit chance (flat: copied rather than journaled).
         self.info = (dict(s.known), s.chance, {k: v[:] for k, v in s.unordered.items()} if s.unordered else {},
                      s.chance_at, s.tape[:])
@@ -117,6 +121,12 @@ class Undo:
         s.lasting = [m for m, _ in self.lasting]
         del s.log[self.log:]
         del s.actions[self.actions:]
+        for b, frames, positions, pending, count, log_length, actions_length in self.branch_parts:
+            for f, pc, local_values in positions:
+                f.pc, f.locals = pc, local_values
+            b.stack, b.pending, b.count = frames, pending, count
+            del b.log[log_length:]
+            del b.actions[actions_length:]
         s.branches = self.branches
         s.known, s.chance, s.unordered, s.chance_at, s.tape = self.info
         for name, value in self.others.items():
