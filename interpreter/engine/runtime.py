@@ -315,6 +315,8 @@ class Machine:
         seen = viewers(self.game, src_key, s.num_players)
         if seen:
             k = str(card)
+            if j is not None:
+                j.knowledge(k, s.known)
             s.known[k] = s.known.get(k, 0) | seen
         if s.unordered:
             position = chance.before_move(self, card, src_key, key, position)
@@ -340,8 +342,13 @@ class Machine:
             self.journal.zone(key, cards)
         known = self.s.known
         if known:
+            j = self.journal
             for c in cards:
-                known.pop(str(c), None)  # a shuffled card is lost track of
+                k = str(c)
+                if k in known:
+                    if j is not None:
+                        j.knowledge(k, known)
+                    del known[k]  # a shuffled card is lost track of
         if self.s.chance == "explicit":
             chance.shuffled(self, key)  # nobody knows the order: it is picked card by card when read
         else:
@@ -352,8 +359,11 @@ class Machine:
         n = self.s.num_players
         mask = (1 << n) - 1 if players is None else sum(1 << p for p in set(players) if 0 <= p < n)
         known = self.s.known
+        j = self.journal
         for c in cards:
             k = str(c)
+            if j is not None:
+                j.knowledge(k, known)
             known[k] = known.get(k, 0) | mask
 
     # ---- tokens

@@ -28,7 +28,7 @@ _MISSING = object()
 class Journal:
     """The old contents of what one action changed, each noted the first time it changes."""
 
-    __slots__ = ("zones", "where", "tokens", "vars", "cells")
+    __slots__ = ("zones", "where", "tokens", "vars", "cells", "known")
 
     def __init__(self) -> None:
         self.zones: dict[str, list[int]] = {}
@@ -36,6 +36,7 @@ class Journal:
         self.tokens: dict[str, int] | None = None
         self.vars: dict[str, Any] = {}
         self.cells: dict[str, Any] = {}
+        self.known: dict[str, Any] = {}
 
     def zone(self, key: str, cards: list[int]) -> None:
         if key not in self.zones:
@@ -52,6 +53,11 @@ class Journal:
     def cell(self, key: str, cells: dict[str, list]) -> None:
         if key not in self.cells:
             self.cells[key] = cells.get(key, _MISSING)
+
+    def knowledge(self, key: str, known: dict[str, int]) -> None:
+        """Who knows card `key` (GameState.known), before it changes."""
+        if key not in self.known:
+            self.known[key] = known.get(key, _MISSING)
 
     def var(self, key: str, values: dict[str, Any]) -> None:
         if key not in self.vars:
@@ -85,8 +91,9 @@ class Undo:
         self.branches = s.branches
         self.branch_parts = [(b, b.stack[:], [(f, f.pc, dict(f.locals)) for f in b.stack], b.pending, b.count,
                               len(b.log), len(b.actions)) for b in s.branches]
-        # What players know of cards, and explicit chance (flat: copied rather than journaled).
-        self.info = (dict(s.known), s.chance, {k: v[:] for k, v in s.unordered.items()} if s.unordered else {},
+        # What players know of cards (journaled: the dict itself is kept) and explicit chance
+        # (flat: copied rather than journaled).
+        self.info = (s.known, s.chance, {k: v[:] for k, v in s.unordered.items()} if s.unordered else {},
                      s.chance_at, s.tape[:])
         self.others = {name: copy.deepcopy(getattr(s, name)) for name in _OTHER_FIELDS}
 
@@ -104,6 +111,11 @@ class Undo:
                 s.vars.pop(key, None)
             else:
                 s.vars[key] = value
+        for key, mask in j.known.items():
+            if mask is _MISSING:
+                s.known.pop(key, None)
+            else:
+                s.known[key] = mask
         for key, cell in j.cells.items():
             if cell is _MISSING:
                 s.cells.pop(key, None)
