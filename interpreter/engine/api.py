@@ -549,7 +549,8 @@ def _run_action(g: CompiledGame, s: GameState, act: list | None, budget: Budget 
         m.run()
         return
     player, index = act[0], act[1]
-    branch = next((b for b in s.branches if b.pending is not None and b.pending.player == player), None)
+    branch = next((b for b in s.branches if b.pending is not None and b.pending.player == player),
+                  None) if s.branches else None
     p = branch.pending if branch is not None else s.pending
     frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
     op = g.codes[frame.code][frame.pc]
@@ -647,8 +648,11 @@ class State:
     @property
     @_locked
     def decision(self) -> Decision | None:
-        if self.s.chance_at is not None:
+        s = self.s
+        if s.chance_at is not None:
             return Decision((CHANCE,), False, "Chance")
+        if not s.branches and not s.over and s.pending is not None:  # the common case, directly
+            return Decision((s.pending.player,), False, s.pending.prompt)
         waiting = self._waiting()
         if not waiting:
             return None
@@ -721,16 +725,20 @@ class State:
                 raise IllegalAction(f"action {_show(index)} is not one of the {len(outcomes)} chance outcomes now")
             self._apply_chance(outcomes[index][0])
             return
-        waiting = self._waiting()
-        if not waiting:
-            raise IllegalAction("the game is over")
-        if player is None:
-            branch, p = waiting[0]
+        s = self.s
+        if not s.branches and not s.over and s.pending is not None and player in (None, s.pending.player):
+            branch, p = None, s.pending  # one player deciding, the common case, directly
         else:
-            found = next(((b, q) for b, q in waiting if q.player == player), None)
-            if found is None:
-                raise IllegalAction(f"{_show(player)} cannot act now")
-            branch, p = found
+            waiting = self._waiting()
+            if not waiting:
+                raise IllegalAction("the game is over")
+            if player is None:
+                branch, p = waiting[0]
+            else:
+                found = [(b, q) for b, q in waiting if q.player == player]
+                if not found:
+                    raise IllegalAction(f"{_show(player)} cannot act now")
+                branch, p = found[0]
         if not _is_int(index) or not 0 <= index < len(p.values):
             raise IllegalAction(f"action {_show(index)} is not one of the {len(p.values)} legal now")
         self._carry_out(branch, p, index, budget)
