@@ -93,6 +93,20 @@ def _items(m, v):
     return items
 
 
+def _items_paid_flat(m, v):
+    """`_items(m, _paid_flat(m, v))` in one call: the same two charges, the same items."""
+    if isinstance(v, (list, dict)):
+        n = len(v)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += 2 * n
+        if b.used > b.limit:
+            m.charge(0)
+        return list(v)
+    return _items(m, v)
+
+
 def _charged(m, out):
     """A list or map just built: paid for by its items (nested ones too)."""
     charge_value(m, out)
@@ -298,6 +312,9 @@ class CodeGen:
         self.source: list[str] = []
         self.fresh = 0
         self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
+        self.in_loop = 0  # generating the condition or item of a comprehension
+        self.hoists: dict[str, str] | None = None  # reads looked up before a define's body
+        self.hoist_lines: list[str] = []
 
     @staticmethod
     def _slow_path(refs: list[Fn], calls: list[int]):
@@ -551,10 +568,9 @@ class CodeGen:
 
     def attr(self, e: n.Attr, scope: dict) -> str:
         cat, name = self.p.resolved.get(id(e), ("dynamic", e.name))
-        if cat == "pvar":
-            return f"m.s.vars[{self.key(name + '#', e.obj, scope)}]"
-        if cat == "pzone":
-            return f"m.s.zones[{self.key(name + '#', e.obj, scope)}]"
+        if cat in ("pvar", "pzone"):
+            where = f"m.s.{'vars' if cat == 'pvar' else 'zones'}"
+            return self.hoisted(where, self.key(name + '#', e.obj, scope), e.obj, scope)
         if cat == "tokens":
             return f"m.token_count({self.holder(e.obj, scope)}, {self.const(name)})"
         if cat == "field":
@@ -574,21 +590,43 @@ class CodeGen:
         which formats as str() does, without the call to str() and the concatenation."""
         return f"f'{{{self.const(prefix)}}}{{{self.expr(e, scope)}}}'"
 
+    def hoisted(self, where: str, key: str, obj, scope: dict) -> str:
+        """A player's var or zone read in a loop of a define, for a player the define was given:
+        looked up once before the body (the state does not change while it is worked out). Where
+        the lookup found nothing, the loop reads it again, so it fails where it would have."""
+        read = f"{where}[{key}]"
+        if not (self.hoists is not None and self.in_loop and isinstance(obj, n.Name)
+                and scope.get(obj.id, "").startswith("a") and scope.get("$define")):
+            return read
+        name = self.hoists.get(read)
+        if name is None:
+            name = self.hoists[read] = f"_h{len(self.hoists)}"
+            self.hoist_lines.append(f"{name} = {where}.get({key}, _MISS)")
+        return f"({name} if {name} is not _MISS else {read})"
+
     def gen(self, e: n.Gen, scope: dict) -> str:
         self.in_iterable += 1
         try:
-            src = f"_items(m, {self.expr(e.source, scope)})"
+            source = self.expr(e.source, scope)
+            inner = _only_argument(source, "_paid_flat")
+            # A flat list paid for by its length, then iterated (paid for again): one call.
+            src = f"_items_paid_flat(m, {inner})" if inner is not None else f"_items(m, {source})"
         finally:
             self.in_iterable -= 1
         if e.cond is None and e.elem is None:
             return src
         v = self.var()
         inner = {**scope, e.var: v}
-        cond = f" if {self.expr(e.cond, inner)}" if e.cond is not None else ""
-        if e.elem is None:
+        self.in_loop += 1
+        try:
+            cond = f" if {self.expr(e.cond, inner)}" if e.cond is not None else ""
+            elem = self.expr(e.elem, inner) if e.elem is not None else None
+        finally:
+            self.in_loop -= 1
+        if elem is None:
             return f"[{v} for {v} in {src}{cond}]"
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
-        return f"{charged}(m, [{self.expr(e.elem, inner)} for {v} in {src}{cond}])"
+        return f"{charged}(m, [{elem} for {v} in {src}{cond}])"
 
     def call(self, e: n.Call, scope: dict) -> str:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
@@ -637,7 +675,18 @@ class CodeGen:
         args = [f"a{j}" for j in range(len(params))]
         scope = {prm.name: a for prm, a in zip(params, args, strict=True)}
         scope["$define"] = "1"
-        body = self.expr(d.value, scope)
+        # A define's body is a function of its own: what holds inside the expression that first
+        # called it (a loop, a comprehension's iterable) does not hold inside the body.
+        outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable
+        self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = {}, [], 0, 0
+        try:
+            body = self.expr(d.value, scope)
+            lines = self.hoist_lines
+        finally:
+            self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = outer
+
+        def hoist(indent: str) -> str:
+            return "".join(f"{indent}{line}\n" for line in lines)
         arglist = "".join(", " + a for a in args)
         key = f"({self.const(name)}, {''.join(a + ', ' for a in args)})"  # the reference's keys
         kinds = [self.param_hashable(prm) for prm in params]
@@ -648,7 +697,7 @@ class CodeGen:
                     "    if b.used > b.limit:\n"
                     "        m.charge(0)\n")
         if any(k is False for k in kinds):  # the reference's memo would fail on every call
-            src = f"def {fname}(m{arglist}):\n{pay_call}    return {body}\n"
+            src = f"def {fname}(m{arglist}):\n{pay_call}{hoist('    ')}    return {body}\n"
         elif all(kinds):
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
@@ -656,6 +705,7 @@ class CodeGen:
                    f"    memo = m.memo\n"
                    f"    r = memo.get(key, _MISS)\n"
                    f"    if r is _MISS:\n"
+                   f"{hoist('        ')}"
                    f"        r = memo[key] = {body}\n"
                    f"    return r\n")
         else:  # the types do not say: try, as the reference does
@@ -666,8 +716,10 @@ class CodeGen:
                    f"    try:\n"
                    f"        r = memo.get(key, _MISS)\n"
                    f"    except TypeError:\n"
+                   f"{hoist('        ')}"
                    f"        return {body}\n"
                    f"    if r is _MISS:\n"
+                   f"{hoist('        ')}"
                    f"        r = memo[key] = {body}\n"
                    f"    return r\n")
         self.source.append(src)
@@ -705,6 +757,22 @@ class CodeGen:
     def cards(self, e, scope: dict) -> str:
         f = self.expr(e, scope)
         return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
+
+
+def _only_argument(source: str, helper: str) -> str | None:
+    """`x` when `source` is exactly `helper(m, x)` (one call around all of it), else None."""
+    head = f"{helper}(m, "
+    if not (source.startswith(head) and source.endswith(")")):
+        return None
+    depth = 0
+    for i, ch in enumerate(source):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0 and i != len(source) - 1:
+                return None  # the call closes before the end: `helper(m, a) + b`
+    return source[len(head):-1]
 
 
 def _always_bool(e) -> bool:
