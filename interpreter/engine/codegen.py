@@ -32,7 +32,7 @@ from rulelang import nodes as n
 from rulelang import registry
 from rulelang.diagnostics import RuleRuntimeError
 
-from .budget import MAX_INT, MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int
+from .budget import MAX_INT, MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int, value_size
 from .cache import compile_cached
 from .runtime import FUNCTIONS, RULE_FAULTS
 
@@ -74,6 +74,9 @@ def _flat(t: str) -> bool:
 # ---- helpers the generated code calls: each copies the reference's semantics -----------------
 
 
+_CONTAINERS = frozenset((list, dict))
+
+
 class _Missing:
     __slots__ = ()
 
@@ -107,16 +110,41 @@ def _items_paid_flat(m, v):
     return _items(m, v)
 
 
-def _charged(m, out):
-    """A list or map just built: paid for by its items (nested ones too)."""
-    charge_value(m, out)
+def _size(x) -> int:
+    """What `charge_value` charges for a list or map (its items, nested ones too), refusing one
+    too big as it does; lists of plain items and lists of such lists without a walk."""
+    total = len(x)
+    for v in (x.values() if x.__class__ is dict else x):
+        if v.__class__ in _CONTAINERS:
+            if not _CONTAINERS.isdisjoint(map(type, v.values() if v.__class__ is dict else v)):
+                return value_size(x)
+            total += len(v)
+    if total > MAX_ITEMS:
+        raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)")
+    return total
+
+
+def _charged(m, out, times=1):
+    """A list or map just built: paid for by its items (nested ones too), `times` times."""
+    b = m.budget
+    b.used += times * _size(out)
+    if b.used > b.limit:
+        m.charge(0)
     return out
+
+
+def _charged_paid(m, out):
+    """`_paid(m, _charged(m, out))`: a list built and given to a built-in, paid for twice."""
+    return _charged(m, out, 2)
 
 
 def _paid(m, x):
     """An argument given to a built-in: a list or a map is paid for by its items."""
     if isinstance(x, (list, dict)):
-        charge_value(m, x)
+        b = m.budget
+        b.used += _size(x)
+        if b.used > b.limit:
+            m.charge(0)
     return x
 
 
@@ -156,11 +184,17 @@ def _bag(m, x, pay=_paid):
     known = memo.get(key)
     if known is not None and known[0] is x:
         pay(m, x)
-        m.charge(len(known[1]))
+        b = m.budget
+        b.used += len(known[1])
+        if b.used > b.limit:
+            m.charge(0)
         return known[1]
     out: dict = {}
     _count_elements(out, pay(m, x))
-    m.charge(len(out))  # counts of items already paid for: flat and no bigger (charge_value's sum)
+    b = m.budget  # counts of items already paid for: flat and no bigger (charge_value's sum)
+    b.used += len(out)
+    if b.used > b.limit:
+        m.charge(0)
     memo[key] = (x, out)
     return out
 
@@ -655,7 +689,10 @@ class CodeGen:
         for i, a in enumerate(e.args):
             prm = b.params[min(i, len(b.params) - 1)]
             pay = "" if prm.type == "holder" else self.pay(self.type_of(a))
-            paid.append(f"{pay}(m, {args[i]})" if pay else args[i])
+            if pay == "_paid" and _only_argument(args[i], "_charged") is not None:
+                paid.append(f"_charged_paid(m, {_only_argument(args[i], '_charged')})")
+            else:
+                paid.append(f"{pay}(m, {args[i]})" if pay else args[i])
         result = f"{impl}(m{''.join(', ' + a for a in paid)})"
         pay = self.pay(self.type_of(e))
         return f"{pay}(m, {result})" if pay else result
