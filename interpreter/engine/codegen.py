@@ -539,7 +539,11 @@ class CodeGen:
                 return f"({a} {op} {b})"
             return f"_ordered(m, {a}, {b}, {self.const(_ORDER[op])})"
         if isinstance(e, n.Is):
-            test = f"_is(m, {self.expr(e.obj, scope)}, {self.const(e.kind)})"
+            obj = self.expr(e.obj, scope)
+            if obj.isidentifier():  # a local or a parameter: tested in place, without a call
+                test = f"({obj} is not None and m.game.card_kinds[{obj}] == {self.const(e.kind)})"
+            else:
+                test = f"_is(m, {obj}, {self.const(e.kind)})"
             return f"(not {test})" if e.negate else test
         if isinstance(e, n.BoolOp):
             a, b = (self.expr(x, scope) if _always_bool(x) else f"(not not {self.expr(x, scope)})"
