@@ -207,7 +207,55 @@ def _all(m, x, pay=_paid):
     return all(pay(m, x))
 
 
+def _flat_paid(m, x, times):
+    """`_paid_flat` `times` times over (a flat list just built and paid for is paid for again
+    when a built-in is given it)."""
+    if isinstance(x, (list, dict)):
+        n = len(x)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
+    return x
+
+
+# any() and all() of a flat list, paid for in place (they run in most conditions of some games)
+def _any_flat(m, x, times=1):
+    if isinstance(x, (list, dict)):
+        n = len(x)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
+    return any(x)
+
+
+def _all_flat(m, x, times=1):
+    if isinstance(x, (list, dict)):
+        n = len(x)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
+    return all(x)
+
+
+def _count_flat(m, x, times=1):
+    return len(_flat_paid(m, x, times)) if x is not None else 0
+
+
+def _sum_flat(m, x, times=1):
+    return check_int(sum(v for v in _flat_paid(m, x, times) if v is not None))
+
+
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
+_FUSED_FLAT = {"count": "_count_flat", "sum": "_sum_flat", "any": "_any_flat", "all": "_all_flat"}
 
 
 def _mul(x, y):
@@ -576,8 +624,17 @@ class CodeGen:
 
     def text(self, e, scope: dict) -> str:
         # How a value reads is the reference's own function (compiler.shown_as), held as a constant.
-        show = self.const(self.c.shown_as(self.type_of(e)))
-        return f"_text(m, {self.expr(e, scope)}, {show})"
+        t = self.type_of(e)
+        show = self.const(self.c.shown_as(t))
+        value = self.expr(e, scope)
+        if t in ("text", "int") and not self.in_iterable:
+            # A text reads as itself, a number as its digits: no call; anything else (none, a
+            # value of another type than the checker's) as before.
+            v = self.var()
+            plain = {"text": "str", "int": "int"}[t]
+            shown = v if t == "text" else f"str({v})"
+            return f"({shown} if type({v} := {value}) is {plain} else _text(m, {v}, {show}))"
+        return f"_text(m, {value}, {show})"
 
     def name(self, e: n.Name, scope: dict) -> str:  # noqa: C901 - one case per kind of name
         cat, name = self.p.resolved.get(id(e), ("local", e.id))
@@ -681,6 +738,11 @@ class CodeGen:
             else:
                 args.append(self.holder(a, scope) if prm.type == "holder" else self.expr(a, scope))
         zone = ", _paid_flat" if len(args) == 1 and _flat(self.type_of(e.args[0])) else ""
+        if len(args) == 1 and zone and name in _FUSED_FLAT:
+            built = _only_argument(args[0], "_charged_flat")  # a list just built: paid for twice
+            if built is not None:
+                return f"{_FUSED_FLAT[name]}(m, {built}, 2)"
+            return f"{_FUSED_FLAT[name]}(m, {args[0]})"
         if len(args) == 1 and name in _FUSED_1:
             return f"{_FUSED_1[name]}(m, {args[0]}{zone})"
         if name in ("max", "min") and len(args) >= 2 and all(self.type_of(a) == "int" for a in e.args):
