@@ -291,7 +291,17 @@ def _in(m, x, y):
 
 def _in_flat(m, x, y):
     """`in` a zone, a list of numbers, cards or players, or a bag: paid for by its length."""
-    return x in _paid_flat(m, y or ())
+    if not y:
+        return x in ()  # an empty list or bag, or none: nothing to pay for
+    if isinstance(y, (list, dict)):
+        n = len(y)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += n
+        if b.used > b.limit:
+            m.charge(0)
+    return x in y
 
 
 def _ordered(m, x, y, cmp):
