@@ -124,6 +124,31 @@ def _size(x) -> int:
     return total
 
 
+def _iter(m, v):
+    """`_items` for a comprehension to iterate: the same charge, the value itself (no copy)."""
+    if not v:
+        return ()
+    b = m.budget
+    b.used += len(v)
+    if b.used > b.limit:
+        m.charge(0)
+    return v
+
+
+def _iter_paid_flat(m, v):
+    """`_items_paid_flat` for a comprehension to iterate: the same charges, no copy."""
+    if isinstance(v, (list, dict)):
+        n = len(v)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += 2 * n
+        if b.used > b.limit:
+            m.charge(0)
+        return v
+    return _iter(m, v)
+
+
 def _charged(m, out, times=1):
     """A list or map just built: paid for by its items (nested ones too), `times` times."""
     b = m.budget
@@ -251,7 +276,11 @@ def _count_flat(m, x, times=1):
 
 
 def _sum_flat(m, x, times=1):
-    return check_int(sum(v for v in _flat_paid(m, x, times) if v is not None))
+    xs = _flat_paid(m, x, times)
+    try:
+        return check_int(sum(xs))  # numbers, without a generator
+    except TypeError:  # a none among them (or worse): as the reference, nones left out
+        return check_int(sum(v for v in xs if v is not None))
 
 
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
@@ -719,7 +748,9 @@ class CodeGen:
         finally:
             self.in_iterable -= 1
         if e.cond is None and e.elem is None:
-            return src
+            return src  # the list itself is the value: a copy
+        # Only iterated, and nothing changes while an expression is worked out: no copy.
+        src = "_iter" + src[len("_items"):]
         v = self.var()
         inner = {**scope, e.var: v}
         self.in_loop += 1
