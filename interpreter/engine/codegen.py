@@ -149,6 +149,22 @@ def _iter_paid_flat(m, v):
     return _iter(m, v)
 
 
+def _iter_range(m, low, high):
+    """`_iter_paid_flat(m, range(low, high))` without the list: the same checks and charges
+    (`range` refuses a long one; its list is paid for, then iterated)."""
+    if high - low > MAX_ITEMS:
+        raise RuleRuntimeError(f"range({low}, {high}) is too long")
+    n = high - low + 1
+    if n > 0:
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += 2 * n
+        if b.used > b.limit:
+            m.charge(0)
+    return range(low, high + 1)
+
+
 def _charged(m, out, times=1):
     """A list or map just built: paid for by its items (nested ones too), `times` times."""
     b = m.budget
@@ -751,6 +767,13 @@ class CodeGen:
             return src  # the list itself is the value: a copy
         # Only iterated, and nothing changes while an expression is worked out: no copy.
         src = "_iter" + src[len("_items"):]
+        if self.is_range(e.source) and inner is not None:
+            self.in_iterable += 1
+            try:
+                low, high = (self.expr(a, scope) for a in e.source.args)
+            finally:
+                self.in_iterable -= 1
+            src = f"_iter_range(m, {low}, {high})"  # the numbers, never made into a list
         v = self.var()
         inner = {**scope, e.var: v}
         self.in_loop += 1
@@ -763,6 +786,10 @@ class CodeGen:
             return f"[{v} for {v} in {src}{cond}]"
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
         return f"{charged}(m, [{elem} for {v} in {src}{cond}])"
+
+    def is_range(self, e) -> bool:
+        return (isinstance(e, n.Call) and len(e.args) == 2
+                and self.p.resolved.get(id(e), ("builtin", e.func)) == ("builtin", "range"))
 
     def call(self, e: n.Call, scope: dict) -> str:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
