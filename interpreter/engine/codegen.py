@@ -165,6 +165,23 @@ def _iter_range(m, low, high):
     return range(low, high + 1)
 
 
+def _add_flat(m, x, y, times=1):
+    """`x + y` of two lists of plain items (the types say so), paid for `times` times by its
+    length (what `add_values` and then `_paid_flat` come to); anything else as add_values does."""
+    if x.__class__ is list and y.__class__ is list:
+        n = len(x) + len(y)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError("a list grew too long")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
+        return x + y
+    from .compiler import add_values  # the reference's `+` (compiler.py imports this module)
+
+    return _flat_paid(m, add_values(m, x, y, None), times - 1)
+
+
 def _charged(m, out, times=1):
     """A list or map just built: paid for by its items (nested ones too), `times` times."""
     b = m.budget
@@ -618,6 +635,8 @@ class CodeGen:
             if e.op == "+":
                 if self.type_of(e.left) == "int" and self.type_of(e.right) == "int":
                     return self.checked_int(f"{a} + {b}")
+                if _flat(self.type_of(e)) and self.type_of(e).startswith("list:"):
+                    return f"_add_flat(m, {a}, {b})"  # two lists of plain items, joined
                 return f"add_values(m, {a}, {b}, None)"
             if e.op == "-":
                 if self.type_of(e.left).startswith("bag:"):
@@ -823,7 +842,9 @@ class CodeGen:
         for i, a in enumerate(e.args):
             prm = b.params[min(i, len(b.params) - 1)]
             pay = "" if prm.type == "holder" else self.pay(self.type_of(a))
-            if pay == "_paid" and _only_argument(args[i], "_charged") is not None:
+            if pay == "_paid_flat" and _only_argument(args[i], "_add_flat") is not None:
+                paid.append(f"_add_flat(m, {_only_argument(args[i], '_add_flat')}, 2)")
+            elif pay == "_paid" and _only_argument(args[i], "_charged") is not None:
                 paid.append(f"_charged_paid(m, {_only_argument(args[i], '_charged')})")
             else:
                 paid.append(f"{pay}(m, {args[i]})" if pay else args[i])
