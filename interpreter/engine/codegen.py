@@ -316,8 +316,23 @@ def _sum_flat(m, x, times=1):
         return check_int(sum(v for v in xs if v is not None))
 
 
+def _max_flat(m, x, times=1):
+    if x.__class__ is list:
+        _flat_paid(m, x, times)
+        return max(x) if x else 0
+    return FUNCTIONS["max"](m, _flat_paid(m, x, times))
+
+
+def _min_flat(m, x, times=1):
+    if x.__class__ is list:
+        _flat_paid(m, x, times)
+        return min(x) if x else 0
+    return FUNCTIONS["min"](m, _flat_paid(m, x, times))
+
+
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
-_FUSED_FLAT = {"count": "_count_flat", "sum": "_sum_flat", "any": "_any_flat", "all": "_all_flat"}
+_FUSED_FLAT = {"count": "_count_flat", "sum": "_sum_flat", "any": "_any_flat", "all": "_all_flat",
+               "max": "_max_flat", "min": "_min_flat"}
 
 
 def _mul(x, y):
