@@ -1172,7 +1172,8 @@ class _Compiler:
             # branches count from 1 again), so an action left over from the last step is stale.
             m.s.decisions += 1
             base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
-            m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=_shown(m.s, p))
+            shown = _shown_all(m.s, players)
+            m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=shown[p])
                             for p in sorted(players)]
         return _wrap(simultaneously, pos)
 
@@ -1479,6 +1480,27 @@ def _shown(s, player: int) -> dict:
         "zones": {k: len(v) for k, v in s.zones.items() if k.endswith(mark)},
         "tokens": {k: v for k, v in s.tokens.items() if k.startswith(f"p{player}|")},
     }
+
+
+def _shown_all(s, players: list) -> dict:
+    """`_shown(s, p)` for each of `players`, in one pass over the state instead of one per player
+    (a key ends with `#p` exactly when the text after its last `#` is p's number)."""
+    wanted = {str(p): p for p in players if isinstance(p, int)}
+    out = {p: {"vars": {}, "zones": {}, "tokens": {}} for p in players if isinstance(p, int)}
+    for k, v in s.vars.items():
+        p = wanted.get(k.rpartition("#")[2]) if "#" in k else None
+        if p is not None:
+            out[p]["vars"][k] = v
+    for k, v in s.zones.items():
+        p = wanted.get(k.rpartition("#")[2]) if "#" in k else None
+        if p is not None:
+            out[p]["zones"][k] = len(v)
+    for k, v in s.tokens.items():
+        head = k.partition("|")[0]
+        p = wanted.get(head[1:]) if head[:1] == "p" and "|" in k else None
+        if p is not None:
+            out[p]["tokens"][k] = v
+    return {p: out[p] if p in out else _shown(s, p) for p in players}
 
 
 def _disambiguate(labels: list[str]) -> list[str]:

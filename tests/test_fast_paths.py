@@ -1,0 +1,132 @@
+"""The fast paths added for speed (issue 14) give what the general code they stand for gives.
+
+Each fast path is checked against the general function it replaces, on values and states
+taken from real games, and on the edge cases the fast path must hand back to the general code
+(nested values, values too big, none among numbers).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.engine import codegen
+from interpreter.engine.budget import MAX_ITEMS, Budget, charge_value, value_size
+from interpreter.engine.compiler import _shown, _shown_all
+from interpreter.tools.simulate import next_player
+from rulelang.diagnostics import RuleRuntimeError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _walk_size(value) -> int:
+    """value_size by its general walk alone (a list nested three deep never takes the fast path)."""
+    return value_size([[[value]]]) - 3
+
+
+@pytest.mark.parametrize("value", [
+    [], [1, 2, 3], {"a": 1}, [[1, 2], [3]], [[], [1]], {"x": [1, 2], "y": {"z": 1}},
+    [[1, [2, 3]], [4]], [[["deep"]]], [{"a": 1, "b": 2}, [1]], ["a", [1, 2, 3], None],
+])
+def test_value_size_fast_path_counts_as_the_walk(value):
+    assert value_size(value) == _walk_size(value)
+
+
+def test_value_size_refuses_too_big_on_the_fast_path():
+    big = [[0] * (MAX_ITEMS // 2 + 1), [0] * (MAX_ITEMS // 2 + 1)]
+    with pytest.raises(RuleRuntimeError, match="more than"):
+        value_size(big)
+
+
+class _M:
+    """The part of a Machine the generated helpers use: a budget and a memo."""
+
+    def __init__(self):
+        self.budget = Budget()
+        self.memo = {}
+
+    def charge(self, units, pos=None):
+        self.budget.charge(units, pos)
+
+
+@pytest.mark.parametrize("value", [
+    [1, 2], [[1, 2], [3]], {"a": 1}, [[[1]]], [[1, [2]], {"k": [1, 2]}], [],
+])
+def test_charged_and_paid_pay_what_charge_value_pays(value):
+    ref, fast, paid = _M(), _M(), _M()
+    charge_value(ref, value)
+    assert codegen._charged(fast, value) is value
+    codegen._paid(paid, value)
+    assert fast.budget.used == ref.budget.used == paid.budget.used
+    twice = _M()
+    codegen._charged_paid(twice, value)
+    assert twice.budget.used == 2 * ref.budget.used
+
+
+def test_flat_helpers_pay_and_answer_as_the_general_ones():
+    for xs in ([3, 1, 2], [], [0, 0], [5]):
+        for name in ("count", "sum", "any", "all", "max", "min"):
+            general, fast = _M(), _M()
+            if name in ("max", "min"):
+                want = interpreter.engine.runtime.FUNCTIONS[name](general, codegen._paid_flat(general, xs))
+            else:
+                want = getattr(codegen, f"_{name}")(general, xs, codegen._paid_flat)
+            got = getattr(codegen, f"_{name}_flat")(fast, xs)
+            assert got == want and fast.budget.used == general.budget.used, (name, xs)
+    general, fast = _M(), _M()
+    assert codegen._sum_flat(fast, [1, None, 2]) == codegen._sum(general, [1, None, 2], codegen._paid_flat) == 3
+    assert fast.budget.used == general.budget.used
+
+
+def test_iterating_pays_as_copying_does():
+    for v in ([1, 2, 3], {"a": 1, "b": 2}, None, []):
+        a, b = _M(), _M()
+        assert list(codegen._iter(a, v)) == codegen._items(b, v)
+        assert a.budget.used == b.budget.used
+        a, b = _M(), _M()
+        assert list(codegen._iter_paid_flat(a, v)) == codegen._items_paid_flat(b, v)
+        assert a.budget.used == b.budget.used
+    for low, high in ((0, 4), (3, 3), (5, 2), (-2, 1)):
+        a, b = _M(), _M()
+        made = interpreter.engine.runtime.FUNCTIONS["range"](b, low, high)
+        assert list(codegen._iter_range(a, low, high)) == codegen._items_paid_flat(b, made)
+        assert a.budget.used == b.budget.used
+
+
+def test_bag_of_the_same_list_is_paid_for_each_time():
+    m, fresh = _M(), _M()
+    have = ["a", "b", "a"]
+    first = codegen._bag(m, have, codegen._paid_flat)
+    once = m.budget.used
+    assert codegen._bag(m, have, codegen._paid_flat) is first == {"a": 2, "b": 1}
+    assert m.budget.used == 2 * once
+    assert codegen._bag(fresh, list(have), codegen._paid_flat) == first and fresh.budget.used == once
+
+
+def test_joining_flat_lists_pays_as_add_values():
+    from interpreter.engine.compiler import add_values
+
+    for x, y in (([1], [2, 3]), ([], []), ([1, 2], [])):
+        a, b = _M(), _M()
+        assert codegen._add_flat(a, x, y) == add_values(b, x, y, None)
+        assert a.budget.used == b.budget.used
+
+
+@pytest.mark.parametrize("name", ["plunderbund", "welcome_to"])
+def test_shown_all_is_shown_for_each_player(name):
+    game = interpreter.load(str(ROOT / "games" / name))
+    state = game.new_game(players=4, seed=3)
+    rng = random.Random(3)
+    checked = 0
+    while not state.is_over and checked < 60:
+        s = state.s
+        players = list(range(s.num_players))
+        assert _shown_all(s, players) == {p: _shown(s, p) for p in players}
+        checked += 1
+        player = next_player(state)
+        state.apply_index(rng.randrange(state.num_actions(player)), player)
+    assert checked > 10
+
