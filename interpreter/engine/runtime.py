@@ -284,7 +284,10 @@ class Machine:
             raise RuleRuntimeError(f"there is no zone `{key}`") from None
 
     def move_card(self, card: int, key: str, position: Any = None, cell: list | None = None) -> None:
-        self.charge(1)
+        b = self.budget  # self.charge(1), written out: this runs for every card moved
+        b.used += 1
+        if b.used > b.limit:
+            b.charge(0)
         s = self.s
         grids = self.game.zone_grids
         if grids:
@@ -321,7 +324,8 @@ class Machine:
         if s.unordered:
             position = chance.before_move(self, card, src_key, key, position)
         src.remove(card)
-        limit = self.game.zone_slots.get(key.split("#")[0])
+        slots = self.game.zone_slots
+        limit = slots.get(key.partition("#")[0]) if slots else None
         if limit is not None and len(dst) >= limit:
             raise RuleRuntimeError(f"zone `{key}` is full ({limit} slots)")
         if len(dst) >= MAX_ZONE_SIZE:
