@@ -84,6 +84,8 @@ def value_size(value: Any, pos=None) -> int:
                 total = -1
                 break
             total += len(x)
+            if total > MAX_ITEMS:  # stop at once: the items may be one huge list many times over
+                break
     if total >= 0:
         if total > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)", pos)

@@ -119,6 +119,8 @@ def _size(x) -> int:
             if not _CONTAINERS.isdisjoint(map(type, v.values() if v.__class__ is dict else v)):
                 return value_size(x)
             total += len(v)
+            if total > MAX_ITEMS:  # stop at once: the items may be one huge list many times over
+                break
     if total > MAX_ITEMS:
         raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)")
     return total
