@@ -184,6 +184,15 @@ def _add_flat(m, x, y, times=1):
     return _flat_paid(m, add_values(m, x, y, None), times - 1)
 
 
+def _paid_call(m):
+    """What a call of a define costs when its result is remembered; always true."""
+    b = m.budget
+    b.used += STEPS_PER_CALL
+    if b.used > b.limit:
+        m.charge(0)
+    return True
+
+
 def _charged(m, out, times=1):
     """A list or map just built: paid for by its items (nested ones too), `times` times."""
     b = m.budget
@@ -823,6 +832,22 @@ class CodeGen:
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
         return f"{charged}(m, [{elem} for {v} in {src}{cond}])"
 
+    def remembered(self, name: str, values: list[str], scope: dict, call: str) -> str:
+        """A call, in a loop of a define's body, of a define whose result is remembered, with
+        arguments that stay the same through the loop (the define's own parameters, constants):
+        called once; every other time it costs what a remembered call costs (STEPS_PER_CALL), as
+        the memo would give the same result (it only grows while the body is worked out)."""
+        params = self.p.defines[name].params or ()
+        if not (self.hoists is not None and self.in_loop and not self.in_iterable
+                and all(self.param_hashable(prm) for prm in params)
+                and all(_invariant(v) for v in values)):
+            return call
+        held = self.hoists.get(call)
+        if held is None:
+            held = self.hoists[call] = f"_h{len(self.hoists)}"
+            self.hoist_lines.append(f"{held} = _MISS")
+        return f"({held} if {held} is not _MISS and _paid_call(m) else ({held} := {call}))"
+
     def is_range(self, e) -> bool:
         return (isinstance(e, n.Call) and len(e.args) == 2
                 and self.p.resolved.get(id(e), ("builtin", e.func)) == ("builtin", "range"))
@@ -830,8 +855,9 @@ class CodeGen:
     def call(self, e: n.Call, scope: dict) -> str:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
         if cat == "define":
-            args = "".join(f", {self.expr(a, scope)}" for a in e.args)
-            return f"{self.define(name)}(m{args})"
+            values = [self.expr(a, scope) for a in e.args]
+            call = f"{self.define(name)}(m{''.join(', ' + v for v in values)})"
+            return self.remembered(name, values, scope, call)
         b = registry.BY_NAME[name]
         impl = self.const(FUNCTIONS[name])
         args = []
@@ -966,6 +992,13 @@ class CodeGen:
     def cards(self, e, scope: dict) -> str:
         f = self.expr(e, scope)
         return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
+
+
+def _invariant(source: str) -> bool:
+    """Generated source that names the same value all through a define's body: one of its
+    parameters (a0, a1, ...), a constant of the namespace (_k3) or a whole number."""
+    return ((source[:1] == "a" and source[1:].isdigit()) or (source[:2] == "_k" and source[2:].isdigit())
+            or source.lstrip("-").isdigit())
 
 
 def _only_argument(source: str, helper: str) -> str | None:
