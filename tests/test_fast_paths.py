@@ -130,3 +130,32 @@ def test_shown_all_is_shown_for_each_player(name):
         state.apply_index(rng.randrange(state.num_actions(player)), player)
     assert checked > 10
 
+
+
+LOOPS = '''game "Loops"
+players 2 to 3
+var board: list of int = [0, 1, 2, 0, 1, 0]
+define mark(p: player) = index_of(players, p) + 1
+define marked(p: player) = count(x for x in board where x == mark(p))
+define offsets(p: player, have: list of int) = [x + mark(p) for x in have where x != mark(p)]
+define open_for(p: player, i: int) = board[i] == 0 or (board[i] != mark(p) and marked(p) > 1)
+flow:
+    repeat 4:
+        for p in players:
+            turn p:
+                choose i in range(0, 5) where open_for(p, i) and count(offsets(p, board)) >= 0 by p label "square {i}"
+                set board[i] = mark(p)
+                log "{p} takes {i}: {sum(offsets(p, board))}"
+'''
+
+
+def test_remembered_calls_in_loops_pay_as_the_reference(tmp_path):
+    """A remembered define called in a loop with the same arguments is called once in the
+    generated code: the games it plays, and the work they pay for, are the reference's."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(LOOPS)
+    source = "\n".join(interpreter.load(str(tmp_path)).compiled.generated.source)
+    assert "_paid_call(m)" in source  # the path under test is taken
+    for seed in range(6):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
