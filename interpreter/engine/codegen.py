@@ -248,10 +248,16 @@ def _bag(m, x, pay=_paid):
     # `bag(have)[e]` inside a define over each `e` counts the same list again and again: the
     # counts are remembered, for the op, by the list's identity (values never change in place;
     # the entry keeps the list, so its id is not reused while remembered). Paid for every time.
-    key = ("$bag", id(x))
+    key = id(x)  # a number: no define's key (a tuple) is ever equal to it
     memo = m.memo
     known = memo.get(key)
     if known is not None and known[0] is x:
+        if pay is _paid_flat and x.__class__ is list:  # its length, paid in place
+            b = m.budget
+            b.used += len(x) + len(known[1])
+            if b.used > b.limit:
+                m.charge(0)
+            return known[1]
         pay(m, x)
         b = m.budget
         b.used += len(known[1])
