@@ -110,7 +110,7 @@ class Machine:
         s = self.s
         codes = self.game.codes
         b = self.budget
-        while stack and waits.pending is None and not s.over and bool(s.branches) is in_branch:
+        while stack and waits.pending is None and not s.over and (not s.branches) is not in_branch:
             frame = stack[-1]
             code = codes[frame.code]
             end = len(code)
@@ -129,7 +129,8 @@ class Machine:
                     if self.memo:
                         self.memo = {}
                     op(self, frame)
-                    if waits.pending is not None or s.over or len(stack) != depth or bool(s.branches) is not in_branch:
+                    # `(not s.branches) is in_branch`: a `simultaneously` started (or, in a branch, ended)
+                    if waits.pending is not None or s.over or len(stack) != depth or (not s.branches) is in_branch:
                         break
             except RuleRuntimeError as err:
                 pos = getattr(op, "pos", None)
