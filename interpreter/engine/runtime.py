@@ -378,7 +378,10 @@ class Machine:
             if side not in self.game.token_sides[token]:
                 raise RuleRuntimeError(f"{token} has no side {side!r}")
             return t.get(f"{holder}|{token}|{side}", 0)
-        return sum(t.get(f"{holder}|{token}|{sd}", 0) for sd in self.game.token_sides[token])
+        sides = self.game.token_sides[token]
+        if len(sides) == 1:  # most tokens have one side: its count, without a generator
+            return t.get(f"{holder}|{token}|{sides[0]}", 0)
+        return sum(t.get(f"{holder}|{token}|{sd}", 0) for sd in sides)
 
     def transfer(self, amount: int, token: str, src: str, dst: str, side: str | None, strict: bool,
                  arrive_side: str | None = None) -> int:
