@@ -495,6 +495,7 @@ class CodeGen:
         self.const_names: dict[Any, str] = {}
         self.define_names: dict[str, str] = {}
         self.functions: list[types.FunctionType] = []
+        self.filters: list[types.FunctionType] = []
         self.source: list[str] = []
         self.fresh = 0
         self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
@@ -562,6 +563,31 @@ class CodeGen:
         self.functions.append(fn)
         return fn
 
+    def filter(self, cond, var: str):
+        """The items of a list that meet a choice's `where`, in one generated function: what
+        `_PickOp` does item by item (the condition worked out with `var` set to each item, in
+        order, paid for the same). On any failure it puts the budget and the memo back and
+        gives None: the op then goes item by item, and the reference reports the error."""
+        i = len(self.filters)
+        body = self.expr(cond, {var: "_x"})
+        chance = "    if m.s.unordered:\n        return None\n" if self.reads_zones(cond) else ""
+        self.source.append(
+            f"def _f{i}(m, L, items):\n"
+            f"{chance}"
+            f"    used = m.budget.used\n"
+            f"    memo = m.memo\n"
+            f"    memo_size = len(memo)\n"
+            f"    try:\n"
+            f"        return [_x for _x in items if {body}]\n"
+            f"    except _FAULTS:\n"
+            f"        m.budget.used = used\n"
+            f"        while len(memo) > memo_size:\n"
+            f"            memo.popitem()\n"
+            f"        return None\n")
+        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
+        self.filters.append(fn)
+        return fn
+
     def reads_zones(self, e) -> bool:
         """Whether an expression may read a zone's cards (a zone, `p.hand`, `discard[c]`, a define)."""
         if isinstance(e, n.Name):
@@ -581,6 +607,8 @@ class CodeGen:
         exec(code, self.ns)  # noqa: S102 - source made here from checked trees; see the module doc
         for i, fn in enumerate(self.functions):
             fn.__code__ = self.ns[f"_e{i}"].__code__
+        for i, fn in enumerate(self.filters):
+            fn.__code__ = self.ns[f"_f{i}"].__code__
 
     # ---- expressions: each returns Python source for the value, given a scope
     # (scope maps a rule's local name to the Python name holding it; other locals are in L)

@@ -1317,13 +1317,16 @@ class _Jump(_Op):
 class _PickOp(_Op):
     """`choose x in list`: parks with one action per item (plus Skip for `may choose`)."""
 
-    __slots__ = ("var", "source", "cond", "chooser", "prompt", "label", "default_label", "optional", "cards")
+    __slots__ = ("var", "source", "cond", "cond_all", "chooser", "prompt", "label", "default_label", "optional",
+                 "cards")
 
     def __init__(self, c: _Compiler, s: n.Pick):
         super().__init__(s.pos)
         self.var = s.var
         self.source = c.expr(s.source)
         self.cond = c.expr(s.cond) if s.cond is not None else None
+        # With the codegen backend, the condition over all the items at once (None: item by item)
+        self.cond_all = c.codegen.filter(s.cond, s.var) if s.cond is not None and c.codegen is not None else None
         self.chooser = c.chooser(s.by, s.pos)
         self.prompt = c.expr(s.prompt) if s.prompt is not None else _const(f"Choose {s.var}")
         self.label = c.expr(s.label) if s.label is not None else None
@@ -1338,13 +1341,15 @@ class _PickOp(_Op):
         items = list(self.source(m, L) or ())
         m.charge(len(items), self.pos)
         if self.cond is not None:
-            kept = []
-            old = L.get(self.var)
-            for x in items:
-                L[self.var] = x
-                if self.cond(m, L):
-                    kept.append(x)
-            L[self.var] = old
+            kept = self.cond_all(m, L, items) if self.cond_all is not None else None
+            if kept is None:
+                kept = []
+                old = L.get(self.var)
+                for x in items:
+                    L[self.var] = x
+                    if self.cond(m, L):
+                        kept.append(x)
+                L[self.var] = old
             items = kept
         if not items:
             if self.optional:
