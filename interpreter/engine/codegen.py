@@ -563,13 +563,14 @@ class CodeGen:
         self.functions.append(fn)
         return fn
 
-    def filter(self, cond, var: str):
-        """The items of a list that meet a choice's `where`, in one generated function: what
-        `_PickOp` does item by item (the condition worked out with `var` set to each item, in
-        order, paid for the same). On any failure it puts the budget and the memo back and
+    def filter(self, cond, var: str, labels: bool = False):
+        """The items of a list that meet a choice's `where` (or, with `labels`, the label of each
+        item), in one generated function: what `_PickOp` does item by item (the expression worked
+        out with `var` set to each item, in order, paid for the same). On any failure it puts the budget and the memo back and
         gives None: the op then goes item by item, and the reference reports the error."""
         i = len(self.filters)
         body = self.expr(cond, {var: "_x"})
+        each = f"[{body} for _x in items]" if labels else f"[_x for _x in items if {body}]"
         chance = "    if m.s.unordered:\n        return None\n" if self.reads_zones(cond) else ""
         self.source.append(
             f"def _f{i}(m, L, items):\n"
@@ -578,7 +579,7 @@ class CodeGen:
             f"    memo = m.memo\n"
             f"    memo_size = len(memo)\n"
             f"    try:\n"
-            f"        return [_x for _x in items if {body}]\n"
+            f"        return {each}\n"
             f"    except _FAULTS:\n"
             f"        m.budget.used = used\n"
             f"        while len(memo) > memo_size:\n"

@@ -1317,7 +1317,7 @@ class _Jump(_Op):
 class _PickOp(_Op):
     """`choose x in list`: parks with one action per item (plus Skip for `may choose`)."""
 
-    __slots__ = ("var", "source", "cond", "cond_all", "chooser", "prompt", "label", "default_label", "optional",
+    __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "chooser", "prompt", "label", "default_label", "optional",
                  "cards")
 
     def __init__(self, c: _Compiler, s: n.Pick):
@@ -1330,6 +1330,8 @@ class _PickOp(_Op):
         self.chooser = c.chooser(s.by, s.pos)
         self.prompt = c.expr(s.prompt) if s.prompt is not None else _const(f"Choose {s.var}")
         self.label = c.expr(s.label) if s.label is not None else None
+        self.labels_all = c.codegen.filter(s.label, s.var, labels=True) \
+            if s.label is not None and c.codegen is not None else None
 
         self.default_label = c.label_fn(elem_type(c.type_of(s.source)))
         self.optional = s.optional
@@ -1357,13 +1359,15 @@ class _PickOp(_Op):
                 fr.pc += 1
                 return
             raise RuleRuntimeError("nothing to choose from (guard this choice, or use `may choose`)", self.pos)
-        labels = []
-        for x in items:
-            if self.label is not None:
-                L[self.var] = x
-                labels.append(self.label(m, L))
-            else:
-                labels.append(self.default_label(m, x))
+        labels = self.labels_all(m, L, items) if self.labels_all is not None else None
+        if labels is None:
+            labels = []
+            for x in items:
+                if self.label is not None:
+                    L[self.var] = x
+                    labels.append(self.label(m, L))
+                else:
+                    labels.append(self.default_label(m, x))
         L.pop(self.var, None)
         m.charge(sum(len(x) for x in labels), self.pos)
         labels = _disambiguate(labels)
