@@ -1189,7 +1189,8 @@ class _Compiler:
             fr.locals[saved] = p
             m.s.active = p
             m.s.turn += 1
-            m.s.once = [k for k in m.s.once if not k.startswith("turn|")]
+            if m.s.once:
+                m.s.once = [k for k in m.s.once if not k.startswith("turn|")]
             m.log("turn", p, f"{m.game.player_name(p)}'s turn")
             m.expire("turn_start", p)
             fr.pc += 1
@@ -1209,7 +1210,8 @@ class _Compiler:
 
         def begin(m, fr):
             m.s.round += 1
-            m.s.once = [k for k in m.s.once if not k.startswith("round|")]
+            if m.s.once:
+                m.s.once = [k for k in m.s.once if not k.startswith("round|")]
             m.log("round", None, f"round {m.s.round}")
             m.expire("round_start", None)
             fr.pc += 1

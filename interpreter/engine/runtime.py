@@ -227,6 +227,8 @@ class Machine:
                 self.push(code_key, local_values, pos)
 
     def expire(self, unit: str, player: int | None) -> None:
+        if not self.s.lasting:  # no lasting modifier in force (most turns of most games)
+            return
         self.charge(len(self.s.lasting))
         keep = []
         for m in self.s.lasting:
