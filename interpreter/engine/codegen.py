@@ -544,6 +544,17 @@ class CodeGen:
             return ref  # a zone chosen at run time (a list of zones, `discard[c]`): the closure does it
         i = len(self.refs)
         self.refs.append(ref)
+        if kind == "expr" and isinstance(e, n.Name) and self.p.resolved.get(id(e), ("local",))[0] == "local" \
+                and not self.by_reference(e):
+            # A local read alone (a procedure's argument, a turn's player): no budget nor memo to
+            # put back; only a missing name goes to the reference, for its error.
+            self.source.append(
+                f"def _e{i}(m, L):\n"
+                f"    v = L.get({self.const(self.p.resolved.get(id(e), ('local', e.id))[1])}, _MISS)\n"
+                f"    return _refs[{i}](m, L) if v is _MISS else v\n")
+            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
+            self.functions.append(fn)
+            return fn
         body = {"expr": self.expr, "text": self.text, "holder": self.holder,
                 "zone": self.zone_key, "cards": self.cards}[kind](e, {})
         # Explicit chance: while some zone's order is unknown (chance.py), the reference reads it,
