@@ -544,6 +544,11 @@ class CodeGen:
             return ref  # a zone chosen at run time (a list of zones, `discard[c]`): the closure does it
         i = len(self.refs)
         self.refs.append(ref)
+        if kind == "expr" and isinstance(e, n.Lit):  # a constant (a menu's label): nothing can fail
+            self.source.append(f"def _e{i}(m, L):\n    return {self.const(e.value)}\n")
+            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
+            self.functions.append(fn)
+            return fn
         if kind == "expr" and isinstance(e, n.Name) and self.p.resolved.get(id(e), ("local",))[0] == "local" \
                 and not self.by_reference(e):
             # A local read alone (a procedure's argument, a turn's player): no budget nor memo to
