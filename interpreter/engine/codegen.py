@@ -982,7 +982,11 @@ class CodeGen:
                     "    b.used += _STEPS_PER_CALL\n"
                     "    if b.used > b.limit:\n"
                     "        m.charge(0)\n")
-        if any(k is False for k in kinds):  # the reference's memo would fail on every call
+        if self.free(d.value):
+            # Its body pays nothing (numbers, names, fields, comparisons of plain values): the
+            # memo would charge what working it out again charges, STEPS_PER_CALL, and cost more.
+            src = f"def {fname}(m{arglist}):\n{pay_call}{hoist('    ')}    return {body}\n"
+        elif any(k is False for k in kinds):  # the reference's memo would fail on every call
             src = f"def {fname}(m{arglist}):\n{pay_call}{hoist('    ')}    return {body}\n"
         elif all(kinds):
             src = (f"def {fname}(m{arglist}):\n"
@@ -1010,6 +1014,35 @@ class CodeGen:
                    f"    return r\n")
         self.source.append(src)
         return fname
+
+    def free(self, e) -> bool:
+        """Whether working out `e` pays nothing from the budget (so remembering it saves no charge)."""
+        if self.by_reference(e):
+            return False
+        if isinstance(e, n.Lit):
+            return True
+        if isinstance(e, n.Name):
+            return self.p.resolved.get(id(e), ("local", e.id))[0] in (
+                "local", "var", "const", "option", "member", "choice", "kind", "side", "token", "modifier")
+        if isinstance(e, n.Attr):
+            return self.p.resolved.get(id(e), ("dynamic",))[0] in ("pvar", "field", "cvar") and self.free(e.obj)
+        if isinstance(e, n.Index):
+            return self.free(e.obj) and self.free(e.index)
+        if isinstance(e, n.BinOp):
+            ints = self.type_of(e.left) == "int" and self.type_of(e.right) == "int"
+            return ints and self.free(e.left) and self.free(e.right)
+        if isinstance(e, n.Compare):
+            return (e.op not in ("in", "notin") and _scalar(self.type_of(e.left))
+                    and self.free(e.left) and self.free(e.right))
+        if isinstance(e, (n.BoolOp,)):
+            return self.free(e.left) and self.free(e.right)
+        if isinstance(e, (n.Not, n.Neg)):
+            return self.free(e.operand)
+        if isinstance(e, n.Is):
+            return self.free(e.obj)
+        if isinstance(e, n.Cond):
+            return self.free(e.then) and self.free(e.test) and self.free(e.orelse)
+        return False
 
     def param_hashable(self, prm: n.Param) -> bool | None:
         """Whether a define parameter's declared type makes its values hashable."""
