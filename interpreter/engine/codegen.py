@@ -566,15 +566,25 @@ class CodeGen:
         # fixing only the places read; the generated code reads zones as they lie.
         chance = f"    if m.s.unordered:\n        return _refs[{i}](m, L)\n" \
             if kind != "zone" and self.reads_zones(e) else ""
-        self.source.append(
-            f"def _e{i}(m, L):\n"
-            f"{chance}"
-            f"    used = m.budget.used\n"
-            f"    memo_size = len(m.memo)\n"
-            f"    try:\n"
-            f"        return {body}\n"
-            f"    except _FAULTS:\n"
-            f"        return _slow({i}, m, L, used, memo_size)\n")
+        if kind == "expr" and self.free(e):
+            # It pays nothing and remembers nothing: there is nothing to put back on a failure.
+            self.source.append(
+                f"def _e{i}(m, L):\n"
+                f"{chance}"
+                f"    try:\n"
+                f"        return {body}\n"
+                f"    except _FAULTS:\n"
+                f"        return _slow({i}, m, L, m.budget.used, len(m.memo))\n")
+        else:
+            self.source.append(
+                f"def _e{i}(m, L):\n"
+                f"{chance}"
+                f"    used = m.budget.used\n"
+                f"    memo_size = len(m.memo)\n"
+                f"    try:\n"
+                f"        return {body}\n"
+                f"    except _FAULTS:\n"
+                f"        return _slow({i}, m, L, used, memo_size)\n")
         fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
         self.functions.append(fn)
         return fn
