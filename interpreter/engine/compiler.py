@@ -1371,7 +1371,7 @@ class _PickOp(_Op):
                 else:
                     labels.append(self.default_label(m, x))
         L.pop(self.var, None)
-        m.charge(sum(len(x) for x in labels), self.pos)
+        m.charge(sum(map(len, labels)), self.pos)
         labels = _disambiguate(labels)
         if self.optional:
             items.append(None)

@@ -249,7 +249,11 @@ class Machine:
 
     def log(self, kind: str, player: int | None, text: str, audience: list[int] | None = None) -> None:
         """A log line; `audience` lists the players who read it (None: everyone)."""
-        text = log_line(charge_text(self, text))
+        b = self.budget  # charge_text(self, text), written out: a log line is made most steps
+        b.used += len(text)
+        if b.used > b.limit:
+            b.charge(0)
+        text = log_line(text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "...")
         s = self.s
         lines = len(s.log) + (sum(len(b.log) for b in s.branches) if s.branches else 0)
         if lines >= MAX_LOG_LINES:
