@@ -83,19 +83,19 @@ class Undo:
         # Frames change in place (their position, their locals); their values never do.
         self.frames = [(f, f.pc, dict(f.locals)) for f in s.stack]
         self.once = s.once[:]
-        self.lasting = [(m, m.remaining) for m in s.lasting]
+        self.lasting = [(m, m.remaining) for m in s.lasting] if s.lasting else []
         self.log = len(s.log)
         self.actions = len(s.actions)
         # The branches of a `simultaneously`, noted like the main stack (their frames' positions
         # and locals, their logs' lengths) rather than copied: one action changes one branch.
         self.branches = s.branches
         self.branch_parts = [(b, b.stack[:], [(f, f.pc, dict(f.locals)) for f in b.stack], b.pending, b.count,
-                              len(b.log), len(b.actions)) for b in s.branches]
+                              len(b.log), len(b.actions)) for b in s.branches] if s.branches else []
         # What players know of cards (journaled: the dict itself is kept) and explicit chance
         # (flat: copied rather than journaled).
         self.info = (s.known, s.chance, {k: v[:] for k, v in s.unordered.items()} if s.unordered else {},
                      s.chance_at, s.tape[:])
-        self.others = {name: copy.deepcopy(getattr(s, name)) for name in _OTHER_FIELDS}
+        self.others = {name: copy.deepcopy(getattr(s, name)) for name in _OTHER_FIELDS} if _OTHER_FIELDS else {}
 
     def restore(self, s: GameState) -> None:
         j = self.journal
