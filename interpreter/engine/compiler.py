@@ -930,9 +930,15 @@ class _Compiler:
             return set_item
         get, put = self.place_of(t)
 
+        if op == "=":
+            def set_value(m, fr):  # `set x = v`, the most common: no old value, nothing to combine
+                put(m, fr.locals, value(m, fr.locals))
+                fr.pc += 1
+            return set_value
+
         def set_value(m, fr):
             L = fr.locals
-            put(m, L, combine(m, get(m, L) if op != "=" else None, value(m, L)))
+            put(m, L, combine(m, get(m, L), value(m, L)))
             fr.pc += 1
         return set_value
 
