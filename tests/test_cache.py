@@ -175,3 +175,12 @@ def _refuse_lark(real):
         def __init__(self, *args, **kwargs):
             raise AssertionError("the grammar was worked out again")
     return NoBuilding
+
+
+@pytest.mark.parametrize("game", ["off_plan", "welcome_to", "plunderbund"])
+def test_the_real_games_are_cached_checked(cache_dir, game):
+    """Their checked Program pickles (a fact that cannot would silently cost every warm load the
+    checker)."""
+    path = str(Path(__file__).resolve().parent.parent / "games" / game)
+    interpreter.load(path)
+    assert cache.load_parsed(path, [])[2] is not None

@@ -237,8 +237,11 @@ _BY_NODE = ("types", "resolved")
 def _program_state(program: Any, modules: list) -> tuple | None:
     objects = _reachable((program, modules))
     try:
-        # (nodes and facts as two lists: a list of pairs is a tuple more per fact to read back)
-        facts = {name: ([objects[k] for k in getattr(program, name)], list(getattr(program, name).values()))
+        # (nodes and facts as two lists: a list of pairs is a tuple more per fact to read back; and
+        # equal facts as one object, written once: a few hundred kinds for thousands of nodes)
+        same: dict = {}
+        facts = {name: ([objects[k] for k in getattr(program, name)],
+                        [same.setdefault(v, v) for v in getattr(program, name).values()])
                  for name in _BY_NODE}
         private = [objects[k] for k in program.table_private]
     except KeyError:  # a fact about a node nothing else holds: no cache, the load checks again
