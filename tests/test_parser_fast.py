@@ -125,3 +125,25 @@ def test_its_tokens_pickle_as_lark_tokens():
     tok.type, tok.value, tok.line, tok.column = "NAME", "deck", 3, 5
     back = pickle.loads(pickle.dumps(tok))
     assert type(back) is lalr.Token and back == "deck" and (back.type, back.line, back.column) == ("NAME", 3, 5)
+
+
+@pytest.mark.slow
+def test_texts_from_the_grammar_read_as_lark_reads_them():
+    """Random texts drawn from the grammar itself (the hostile-rules strategies), whole files
+    and expressions: the fast reader agrees with Lark or leaves the text to it."""
+    from hypothesis import HealthCheck, given, settings
+    from test_hostile_rules import EXPRESSIONS, HEADER, RULE_FILES
+
+    @settings(max_examples=150, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                     HealthCheck.filter_too_much])
+    @given(body=RULE_FILES, expr=EXPRESSIONS)
+    def agree(body, expr):
+        text = HEADER + body
+        _same_or_gave_up(text if text.endswith("\n") else text + "\n")
+        fast = lalr.read(parser._lark(), parser._Build, expr, "t.rules", parser.MAX_NESTING,
+                         parser.MAX_DEPTH, parser.MAX_DIGITS, start="expr")
+        if fast is not None:
+            assert fast == parser._Build("t.rules").transform(parser._lark().parse(expr, start="expr"))
+
+    agree()
