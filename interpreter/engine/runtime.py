@@ -387,7 +387,10 @@ class Machine:
         sides = self.game.token_sides[token]
         if len(sides) == 1:  # most tokens have one side: its count, without a generator
             return t.get(f"{holder}|{token}|{sides[0]}", 0)
-        return sum(t.get(f"{holder}|{token}|{sd}", 0) for sd in sides)
+        total = 0
+        for sd in sides:  # a loop, not a generator: this is read in many conditions
+            total += t.get(f"{holder}|{token}|{sd}", 0)
+        return total
 
     def transfer(self, amount: int, token: str, src: str, dst: str, side: str | None, strict: bool,
                  arrive_side: str | None = None) -> int:
