@@ -893,6 +893,20 @@ class CodeGen:
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
         return f"{charged}(m, [{elem} for {v} in {src}{cond}])"
 
+    def inlined(self, name: str, values: list[str]) -> str | None:
+        """A small define that is never remembered (its body pays nothing, or it takes a list),
+        called with names or numbers: its body written in place of the call, paid for as a call.
+        The arguments are names, so reading them again costs nothing and changes nothing."""
+        d = self.p.defines[name]
+        params = list(d.params or ())
+        if (len(values) != len(params) or not all(v.isidentifier() or v.isdigit() for v in values)
+                or _size_of(d.value) > 60
+                or not (self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
+            return None
+        scope = {prm.name: v for prm, v in zip(params, values, strict=True)}
+        scope["$define"] = "1"
+        return f"(_paid_call(m) and {self.expr(d.value, scope)})"
+
     def remembered(self, name: str, values: list[str], scope: dict, call: str) -> str:
         """A call, in a loop of a define's body, of a define whose result is remembered, with
         arguments that stay the same through the loop (the define's own parameters, constants):
@@ -917,6 +931,9 @@ class CodeGen:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
         if cat == "define":
             values = [self.expr(a, scope) for a in e.args]
+            inlined = self.inlined(name, values)
+            if inlined is not None:
+                return inlined
             call = f"{self.define(name)}(m{''.join(', ' + v for v in values)})"
             return self.remembered(name, values, scope, call)
         b = registry.BY_NAME[name]
@@ -1086,6 +1103,11 @@ class CodeGen:
     def cards(self, e, scope: dict) -> str:
         f = self.expr(e, scope)
         return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
+
+
+def _size_of(e) -> int:
+    """How many expression nodes `e` holds."""
+    return 1 + sum(_size_of(x) for x in _subexpressions(e))
 
 
 def _invariant(source: str) -> bool:
