@@ -152,12 +152,14 @@ flow:
 
 def test_remembered_calls_in_loops_pay_as_the_reference(tmp_path):
     """A remembered define called in a loop with the same arguments is called once in the
-    generated code, and one whose body pays nothing (`taken`) is not remembered at all: the
-    games it plays, and the work they pay for, are the reference's."""
+    generated code, and one whose body pays nothing (`taken`) is not remembered at all but
+    written in place of its calls: the games it plays, and the work they pay for, are the
+    reference's."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(LOOPS)
     source = "\n".join(interpreter.load(str(tmp_path)).compiled.generated.source)
-    assert "_paid_call(m)" in source  # the path under test is taken
+    assert "is not _MISS and _paid_call(m) else" in source  # a remembered call in a loop, called once
+    assert "(_paid_call(m) and " in source  # `taken`, written in place of its calls
     for seed in range(6):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
