@@ -184,3 +184,20 @@ def test_the_real_games_are_cached_checked(cache_dir, game):
     path = str(Path(__file__).resolve().parent.parent / "games" / game)
     interpreter.load(path)
     assert cache.load_parsed(path, [])[2] is not None
+
+
+def test_the_cache_keeps_the_entries_used_last(cache_dir, game_dir, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 6)
+    interpreter.load(str(game_dir))
+    used = {p.name for p in cache_dir.iterdir() if p.name != "key"}
+    stale = []
+    for i in range(10):  # entries of older engines, never read again
+        p = cache_dir / f"code-{i:040d}"
+        p.write_bytes(b"old")
+        os.utime(p, (1_000_000 + i, 1_000_000 + i))
+        stale.append(p.name)
+    interpreter.load(str(game_dir), options={"speed": "fast"})  # writes a new code entry: prunes
+    left = {p.name for p in cache_dir.iterdir()}
+    assert used <= left and "key" in left
+    kept = 6 - len(used) - 1  # the used ones, the new code entry, then the newest stale ones
+    assert len(left - {"key"}) == 6 and left & set(stale) == set(stale[len(stale) - kept:])

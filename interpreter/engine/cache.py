@@ -21,7 +21,8 @@ A cache is a way to run code, so it is guarded (see docs/limits.md): every entry
 HMAC-SHA256 made with a random key kept in the cache directory (mode 0600) and is ignored unless
 it verifies; the directory is ignored unless it belongs to the user and no one else may write to
 it. A truncated, edited, swapped or foreign entry is thus never unpickled nor run: the load just
-goes the cold way and writes a fresh entry. Writes go to a temporary file renamed into place.
+goes the cold way and writes a fresh entry. Writes go to a temporary file renamed into place, and
+the cache keeps the entries used last (``MAX_ENTRIES``).
 """
 
 from __future__ import annotations
@@ -121,7 +122,13 @@ def _read(kind: str, parts: tuple[str, ...]) -> bytes | None:
         return None
     mac, body = blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
     want = hmac.new(key, _name(kind, *parts).encode() + b"\0" + body, hashlib.sha256).digest()
-    return body if hmac.compare_digest(mac, want) else None
+    if not hmac.compare_digest(mac, want):
+        return None
+    try:
+        os.utime(d / _name(kind, *parts))  # used now: the last to be pruned (see _prune)
+    except OSError:
+        pass
+    return body
 
 
 def _write(kind: str, parts: tuple[str, ...], body: bytes) -> None:
@@ -143,6 +150,29 @@ def _write(kind: str, parts: tuple[str, ...], body: bytes) -> None:
             os.unlink(tmp)
         except (OSError, UnboundLocalError):
             pass
+        return
+    _prune(d)
+
+
+# Every change of the engine (or of Python) makes new entries and leaves the old ones unused: the
+# cache keeps the entries used last (a read touches its entry), this many at most; a game needs
+# two or three (its files, its code per option set) and the grammar one.
+MAX_ENTRIES = 256
+
+
+def _prune(d: Path) -> None:
+    try:
+        entries = [e for e in os.scandir(d) if e.name.startswith(_KINDS) and e.is_file(follow_symlinks=False)]
+        if len(entries) <= MAX_ENTRIES:
+            return
+        entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime, reverse=True)
+        for e in entries[MAX_ENTRIES:]:
+            os.unlink(e.path)
+    except OSError:  # another process pruned it first, say
+        pass
+
+
+_KINDS = ("parsed-", "code-", "grammar-", ".tmp-")
 
 
 def _digest(text: str) -> str:
