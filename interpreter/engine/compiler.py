@@ -1414,7 +1414,7 @@ class _MenuOp(_Op):
         values, labels = [], []
         for i, (label, when, cost, once, each) in enumerate(self.options):
             if each is None:
-                if self._open(m, L, player, i, i, once, when, cost):
+                if (once is None and when is None and cost is None) or self._open(m, L, player, i, i, once, when, cost):
                     values.append(i)
                     labels.append(label(m, L))
                 continue
