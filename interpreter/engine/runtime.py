@@ -208,8 +208,9 @@ class Machine:
                                    "record the choice and apply it after the block", pos)
 
     def push(self, code: str, local_values: dict, pos=None) -> None:
-        stack = self.stack
-        if len(stack) + len(self.s.stack if self.branch is not None else ()) >= MAX_STACK:
+        branch = self.branch  # self.stack, without the property
+        stack = branch.stack if branch is not None else self.s.stack
+        if len(stack) + (len(self.s.stack) if branch is not None else 0) >= MAX_STACK:
             raise RuleRuntimeError(
                 f"more than {MAX_STACK} procedures and triggers running at once "
                 "(endless recursion or a chain of triggers?)", pos)
