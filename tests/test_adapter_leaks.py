@@ -33,12 +33,13 @@ def seen_by(state, player: int) -> tuple:
     """Everything the OpenSpiel adapter gives this player about this state."""
     legal = state.legal_actions(player) if not state.is_terminal() and not state.is_chance_node() else []
     return (state.observation_string(player), list(state.observation_tensor(player)),
-            state.information_state_string(player), legal)
+            state.information_state_string(player), list(state.information_state_tensor(player)), legal)
 
 
 def with_rules_state(state, rules_state):
+    """The same OpenSpiel state (history, each player's own choices) around another rules state."""
     other = state.clone()
-    other.live = _Live(rules_state)
+    other.live = _Live(rules_state, None, [c[:] for c in state.live.choices])
     return other
 
 

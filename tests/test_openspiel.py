@@ -234,6 +234,31 @@ def test_kuhn_poker_information_states_hide_the_other_card(kuhn):
     assert queen.information_state_string(1) != king.information_state_string(1)
 
 
+def test_kuhn_poker_information_state_tensor_is_the_information_state(kuhn):
+    """At every node of the tree, two nodes a player cannot tell apart (the same information
+    state string) give them the same information-state tensor, and nodes they can tell apart
+    give different ones: the tensor is the present view plus their own choices, and in Kuhn
+    poker that is all they know."""
+    size = kuhn.information_state_tensor_size()
+    assert size > kuhn.observation_tensor_size()
+    tensors: dict[tuple[int, str], set[tuple[float, ...]]] = {}
+    stack = [kuhn.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            for player in range(2):
+                tensor = tuple(state.information_state_tensor(player))
+                assert len(tensor) == size
+                tensors.setdefault((player, state.information_state_string(player)), set()).add(tensor)
+        stack += [state.child(action) for action in state.legal_actions()]
+    assert all(len(seen) == 1 for seen in tensors.values())  # a function of the information state
+    for player in range(2):
+        mine = [next(iter(seen)) for (p, _), seen in tensors.items() if p == player]
+        assert len(set(mine)) == len(mine)  # and telling apart what the player can tell apart
+
+
 def test_cfr_on_kuhn_poker_converges_to_minus_one_eighteenth(kuhn):
     from open_spiel.python.algorithms import cfr, expected_game_score
 

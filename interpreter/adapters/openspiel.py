@@ -84,7 +84,7 @@ def load_game(path: str, players: int | None = None, options: dict | None = None
         max_num_players=n,
         min_num_players=n,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={"seed": 0},
@@ -143,14 +143,18 @@ class _Live:
     information state, each player's trace of what they saw and chose. A deep copy is the
     engine's own clone (OpenSpiel copies a Python state by deep-copying its attributes)."""
 
-    __slots__ = ("state", "trace")
+    __slots__ = ("state", "trace", "choices")
 
-    def __init__(self, state: State, trace: list[list[str]] | None = None) -> None:
+    def __init__(self, state: State, trace: list[list[str]] | None = None,
+                 choices: list[list[int]] | None = None) -> None:
         self.state = state
         self.trace = trace
+        # each player's own choices so far, as action ids (for the information-state tensor)
+        self.choices = choices if choices is not None else [[] for _ in range(state.num_players)]
 
     def __deepcopy__(self, memo: dict) -> _Live:
-        return _Live(self.state.clone(), None if self.trace is None else [t[:] for t in self.trace])
+        return _Live(self.state.clone(), None if self.trace is None else [t[:] for t in self.trace],
+                     [c[:] for c in self.choices])
 
 
 class RulesGame(pyspiel.Game):
@@ -227,16 +231,24 @@ class RulesState(pyspiel.State):
         player = s.decision.players[0]
         chosen = legal_ids(self.setup.ids, s, player)[action]
         s.apply(chosen)
+        self.live.choices[player].append(action)
         self._record([chosen])
 
     def _apply_actions(self, actions: list[int]) -> None:
         s = self.rules_state
         chosen = []
-        for player in s.decision.players:  # every deciding player's action, read before any is applied
+        deciding = s.decision.players
+        for player in deciding:  # every deciding player's action, read before any is applied
             chosen.append(legal_ids(self.setup.ids, s, player)[actions[player]])
         for action in chosen:
             s.apply(action)
+        for player in deciding:
+            self.live.choices[player].append(actions[player])
         self._record(chosen)
+
+    def own_choices(self, player: int) -> list[int]:
+        """The action ids ``player`` chose so far, in order (what they know they did)."""
+        return self.live.choices[player]
 
     def _record(self, chosen: list) -> None:
         """Extend each player's trace (once it is kept) with their own choice and what they see now."""
@@ -287,17 +299,31 @@ class RulesState(pyspiel.State):
 
 class RulesObserver:
     """OpenSpiel's observer for a rule-file game: what a player knows (perfect recall: the
-    information state) or sees now (the observation), as a string and as the tensor of
-    ``ViewEncoder`` (the present view, so the same for both)."""
+    information state) or sees now (the observation), as a string and as a tensor. The
+    observation tensor is the present view encoded by ``ViewEncoder``; the information-state
+    tensor is the same followed by the player's own choices so far: how often they chose each
+    action id, then how many choices they made (docs/adapters.md)."""
 
     def __init__(self, setup: _Setup, iig_obs_type: Any) -> None:
         self.setup = setup
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self.tensor = np.zeros(setup.encoder.size, np.float32)
-        self.dict = {"observation": self.tensor}
+        view_size = setup.encoder.size
+        size = view_size + (setup.ids.size + 1 if self.perfect_recall else 0)
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor[:view_size]}
+        if self.perfect_recall:
+            self.dict["choices"] = self.tensor[view_size:]
 
     def set_from(self, state: RulesState, player: int) -> None:
-        self.tensor[:] = self.setup.encoder.encode(state.rules_state.view(player))
+        view_size = self.setup.encoder.size
+        self.tensor[:view_size] = self.setup.encoder.encode(state.rules_state.view(player))
+        if self.perfect_recall:
+            chosen = self.dict["choices"]
+            chosen[:] = 0.0
+            own = state.own_choices(player)
+            for action in own:
+                chosen[action] += 1.0
+            chosen[-1] = len(own)
 
     def string_from(self, state: RulesState, player: int) -> str:
         if self.perfect_recall:
