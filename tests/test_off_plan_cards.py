@@ -1001,8 +1001,8 @@ def test_bargains_lasts_until_the_end_of_the_active_players_next_turn():
 MISSIONS = [
     # "Have the House with the most profit points (or tied) built among all players: 4."
     ("The Councillor's Friend", 4,
-     dict(houses={0: ["Red Mansion"], 1: ["Blue Manor", "Red Cottage"]}),  # 7 tied with 7
-     dict(houses={0: ["Red Villa"], 1: ["Blue Manor"]})),  # 5 < 7
+     dict(houses={0: ["Red Mansion"], 1: ["Blue Manor", "Red Cottage"]}),  # 5 tied with 5
+     dict(houses={0: ["Blue Duplex"], 1: ["Blue Manor"]})),  # 4 < 5
     # "Have 2 Houses with the fewest profit points (or tied) built among all players: 4."
     ("The Dealer", 4,
      dict(houses={0: ["Red Cottage", "Blue Studio"], 1: ["Green Cabin", "Red Mansion"]}),  # 2, 2 vs 2

@@ -527,29 +527,30 @@ def vulture_round_end(houses: list[str], vulture: list[str] = (), seed: int = 0)
 
 
 def test_vulture_funds_build_the_house_with_the_most_profit():
-    """Stand-ins: Red Mansion 7, Orange Family Home 5 [school, school], Blue Apartment 3."""
+    """Stand-ins: Red Mansion 5, Orange Family Home 4 [school, school], Blue Apartment 3."""
     s = vulture_round_end(["Blue Apartment", "Orange Family Home", "Red Mansion"],
                           vulture=["Orange Flat", "Blue Apartment"])
     assert names(s, "vulture_houses")[-1] == "Red Mansion"
 
 
 def test_vulture_funds_break_a_tie_by_the_icons_that_benefit_them_most():
-    """Profit 7 three times (stand-ins): Red Mansion [satisfaction, green], Blue Manor [school,
-    green], Green Estate [green, profitability]. Holding Blue Apartment [school], Blue Manor's
-    school icon makes 2 of a kind (1 -> 3 points): +3, against +2 for the others."""
+    """Profit 5 three times (stand-ins): Red Mansion [satisfaction], Blue Manor [school], Green
+    Estate [green]. Holding Blue Apartment [school], Blue Manor's school icon makes 2 of a kind
+    (1 -> 3 points): +2, against +1 for the others."""
     s = vulture_round_end(["Red Mansion", "Blue Manor", "Green Estate", "Red Cottage"],
                           vulture=["Blue Apartment"])
     assert names(s, "vulture_houses") == ["Blue Apartment", "Blue Manor"]
-    # holding two Houses with profitability: Green Estate's makes 3 (3 -> 5): +2 +1 = +3
-    s = vulture_round_end(["Red Mansion", "Blue Manor", "Green Estate"],
+    # holding two Houses with profitability: Orange Residence's [profitability] makes 3 (3 -> 5
+    # points): +2, against +1 for the other 5s
+    s = vulture_round_end(["Red Mansion", "Blue Manor", "Orange Residence"],
                           vulture=["Red Terraced House", "Blue Studio"])
-    assert names(s, "vulture_houses")[-1] == "Green Estate"
+    assert names(s, "vulture_houses")[-1] == "Orange Residence"
 
 
 def test_a_tie_the_icons_leave_is_broken_by_the_player():
-    """Nothing held: each of the three 7s adds 2 icon points; the book says no more, so the
-    player picks among them (and only among them)."""
-    s = vulture_round_end(["Red Mansion", "Blue Manor", "Green Estate", "Orange Residence"])
+    """Nothing held: each of the three 5s adds 1 icon point (Orange Family Home has 4 profit);
+    the book says no more, so the player picks among them (and only among them)."""
+    s = vulture_round_end(["Red Mansion", "Blue Manor", "Green Estate", "Orange Family Home"])
     assert prompt(s) == "The Vulture Funds build which of the tied Houses?"
     assert labels(s) == ["The Vulture Funds build Red Mansion", "The Vulture Funds build Blue Manor",
                          "The Vulture Funds build Green Estate"]
@@ -585,9 +586,9 @@ def test_vulture_funds_invest_where_they_hold_and_withdraw_elsewhere():
 
 def test_solo_vulture_scores_the_vulture_funds_by_the_same_rules():
     """"Scoring in this mode is calculated as in Standard Mode, considering the Vulture Funds
-    as another player." Vulture: Red Mansion 7 [satisfaction, green] + Red Villa 5 [green]:
-    buildings 12, icons 1 + 3 = 4, neighbourhoods: red first (1+ side: 3) twice = 6 -> 22.
-    Player: Blue Manor 7 [school, green] + 6 Funds (2 points): 7 + 2 + 2 + blue second (1)."""
+    as another player." Vulture: Red Mansion 5 [satisfaction] + Red Villa 5 [green]:
+    buildings 10, icons 1 + 1 = 2, neighbourhoods: red first (1+ side: 2) twice = 4 -> 16.
+    Player: Blue Manor 5 [school] + 6 Funds (2 points): 5 + 2 + 1 + blue second (1) -> 9."""
     s = solo()
     move(s, "Red Mansion", "vulture_houses")
     move(s, "Red Villa", "vulture_houses")
@@ -595,27 +596,28 @@ def test_solo_vulture_scores_the_vulture_funds_by_the_same_rules():
     set_funds(s, 0, 6)
     set_neighbourhoods(s, red=5, blue=3, green=1, orange=0)
     b = s.score_breakdown(0)
-    assert (b["buildings"], b["funds_tokens"], b["bonus_icons"], b["neighbourhoods"]) == (7, 2, 2, 1)
+    assert (b["buildings"], b["funds_tokens"], b["bonus_icons"], b["neighbourhoods"]) == (5, 2, 1, 1)
     s.run_procedure("solo_vulture_result", 0, active=0)
     assert var(s, "vulture_won") and not var(s, "solo_won")
-    assert "Player 1 scores 12, the Vulture Funds 22: the Vulture Funds win" in log_texts(s)
+    assert "Player 1 scores 9, the Vulture Funds 16: the Vulture Funds win" in log_texts(s)
 
 
 def test_solo_vulture_player_wins_by_outscoring_and_ties_go_to_funds():
     s = solo()
-    move(s, "Red Cottage", "vulture_houses")  # 2 + 1 icon + red first (3) = 6
-    move(s, "Blue Manor", "play_area#0")  # 7 + 2 icons + blue second (1) = 10
+    move(s, "Red Cottage", "vulture_houses")  # 2 + 1 icon + red first (2) = 5
+    move(s, "Blue Manor", "play_area#0")  # 5 + 1 icon + blue second (1) = 7
     set_funds(s, 0, 0)
     set_neighbourhoods(s, red=5, blue=3, green=1, orange=0)
     s.run_procedure("solo_vulture_result", 0, active=0)
     assert var(s, "solo_won") and not var(s, "vulture_won")
     # a tie on points: "the player with more Funds tokens wins" (the Vulture Funds have none)
     s = solo()
-    move(s, "Red Cottage", "vulture_houses")  # 6, as above
+    move(s, "Red Cottage", "vulture_houses")  # 5, as above
     move(s, "Blue Studio", "play_area#0")  # 2 + 1 icon + blue second (1) = 4
-    set_funds(s, 0, 6)  # + 2 = 6
+    set_funds(s, 0, 3)  # + 1 = 5
     set_neighbourhoods(s, red=5, blue=3, green=1, orange=0)
     s.run_procedure("solo_vulture_result", 0, active=0)
+    assert "Player 1 scores 5, the Vulture Funds 5: Player 1 wins" in log_texts(s)
     assert var(s, "solo_won")
 
 
@@ -748,7 +750,7 @@ def test_the_end_when_the_house_deck_runs_out():
     s = urb()
     cottage, studio, cabin = set_construction(s, ["Red Cottage", "Blue Studio", "Green Cabin"])
     set_hand(s, ["Terrace", "Garage", "Bathroom"])
-    move(s, "Red Mansion", "play_area#0")  # 7
+    move(s, "Red Mansion", "play_area#0")  # 5
     for c in list(s.s.zones["house_deck"])[1:]:
         move(s, c, "box")
     last = s.s.zones["house_deck"][0]
@@ -761,25 +763,25 @@ def test_the_end_when_the_house_deck_runs_out():
     assert sorted(s.s.zones["house_discard"]) == sorted([last, cottage, studio, cabin])
     assert s.s.zones["placed_rooms"] == [] and s.s.zones["under_construction"] == []
     discarded = sum(s.game.compiled.card_attrs[c]["profit"] for c in s.s.zones["house_discard"])
-    assert s.scores() == [7 - discarded]
-    assert s.score_breakdown(0)["buildings"] == 7 - discarded
+    assert s.scores() == [5 - discarded]
+    assert s.score_breakdown(0)["buildings"] == 5 - discarded
 
 
 @pytest.mark.parametrize("built, discarded, net, rating, won", [
-    (["Red Mansion", "Blue Manor", "Blue Penthouse"], [], 20, "Great builder", True),
-    (["Red Mansion", "Blue Manor", "Red Villa"], [], 19, "Good investor", True),
-    (["Red Mansion", "Blue Apartment"], [], 10, "Good investor", True),
-    (["Red Mansion", "Blue Studio"], [], 9, "Experienced worker", True),
+    (["Red Mansion", "Blue Manor", "Blue Penthouse", "Red Villa"], [], 20, "Great builder", True),
+    (["Red Mansion", "Blue Manor", "Blue Penthouse", "Blue Duplex"], [], 19, "Good investor", True),
+    (["Red Mansion", "Blue Manor"], [], 10, "Good investor", True),
+    (["Red Mansion", "Blue Duplex"], [], 9, "Experienced worker", True),
     (["Red Terraced House"], ["Red Cottage"], 1, "Experienced worker", True),
     (["Red Cottage"], ["Blue Studio"], 0, "You make bad investments", False),
-    ([], ["Red Mansion", "Blue Apartment"], -10, "You make bad investments", False),
-    ([], ["Red Mansion", "Blue Duplex"], -11, "You should train more", False),
+    ([], ["Red Mansion", "Blue Manor"], -10, "You make bad investments", False),
+    ([], ["Red Mansion", "Blue Duplex", "Blue Studio"], -11, "You should train more", False),
 ])
 def test_rating_table_boundaries(built, discarded, net, rating, won):
     """"20 or more: Great builder; 10 to 19: Good investor; 1 to 9: Experienced worker; -10 to
     0: You make bad investments; -11 or less: You should train more." "If the difference is
-    positive, you win; otherwise, you lose." (Stand-in profits: Mansion, Manor 7; Penthouse 6;
-    Villa 5; Duplex 4; Apartment, Terraced House 3; Studio, Cottage 2.)"""
+    positive, you win; otherwise, you lose." (Stand-in profits: Mansion, Manor, Penthouse, Villa
+    5; Duplex 4; Terraced House 3; Studio, Cottage 2.)"""
     s = urb()
     for c in list(s.s.zones["under_construction"]):
         move(s, c, "box")

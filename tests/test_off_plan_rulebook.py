@@ -100,8 +100,8 @@ def test_icons_of_characters_and_public_buildings_count():
 def test_buildings_score_their_profit_points():
     """"From the Houses and Public Buildings in their play area." (Characters have none.)"""
     s = bare_state(players=3)
-    give(s, 0, "play_area", ["Red Cottage", "Blue Manor", "School", "The Broker"])  # 2 + 7 + 4
-    assert s.score_breakdown(0)["buildings"] == 13
+    give(s, 0, "play_area", ["Red Cottage", "Blue Manor", "School", "The Broker"])  # 2 + 5 + 4
+    assert s.score_breakdown(0)["buildings"] == 11
     give(s, 1, "hand", ["Red Mansion"])  # in hand, not built: nothing
     assert s.score_breakdown(1)["buildings"] == 0
 
@@ -136,7 +136,7 @@ def test_score_is_the_sum_of_its_lines():
 
 
 # ---- Final Scoring: the Urban Investment card -------------------------------------------------
-# Stand-in bonuses (cards.rules): 3+ players [4, 2, 0, -2]; 1+ players [3, 1, 0, -1].
+# Stand-in bonuses (cards.rules): 3+ players [4, 2, 0, -2]; 1+ players [2, 1, 0, -1].
 
 
 def neighbourhood_points(s: State, house: str) -> int:
@@ -212,7 +212,7 @@ def test_two_player_game_uses_the_other_side_of_the_urban_investment_card():
     s = bare_state(players=2)
     set_neighbourhoods(s, green=5, red=4, blue=3, orange=1)
     assert [neighbourhood_points(s, h) for h in ("Green Cabin", "Red Cottage", "Blue Studio", "Orange Flat")] \
-        == [3, 1, 0, -1]
+        == [2, 1, 0, -1]
 
 
 def test_tie_for_first_drops_the_tied_and_the_next():
