@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.engine import api, cache
+from interpreter.engine import api, cache, codegen
 from interpreter.tools.simulate import next_player
 from rulelang.diagnostics import RuleError
 
@@ -49,11 +49,12 @@ def _refuse(*args, **kwargs):
 def test_a_warm_load_skips_parsing_and_compiling_and_plays_the_same(cache_dir, game_dir, monkeypatch):
     cold = interpreter.load(str(game_dir), options={"bonus": True})
     kinds = sorted(p.name.split("-")[0] for p in cache_dir.iterdir() if p.name not in ("key",))
-    assert [k for k in kinds if k != "grammar"] == ["code", "parsed"]  # (grammar: once a process)
+    assert [k for k in kinds if k != "grammar"] == ["code", "generated", "parsed"]  # (grammar: once a process)
     with monkeypatch.context() as m:
         m.setattr(api, "load_sources", _refuse)
         m.setattr(api, "check", _refuse)
         m.setattr("builtins.compile", _refuse)
+        m.setattr(codegen.CodeGen, "expr", _refuse)  # nor is the module generated again
         warm = interpreter.load(str(game_dir), options={"bonus": True})
     with monkeypatch.context() as m:
         m.setattr(api, "load_sources", _refuse)  # other options: parsed files reused, code compiled
@@ -118,7 +119,7 @@ def test_a_forged_entry_is_never_unpickled(cache_dir, game_dir, tmp_path):
     interpreter.load(str(game_dir))
     marker = tmp_path / "pwned"
     for entry in cache_dir.iterdir():
-        if entry.name.startswith("parsed-"):
+        if entry.name.startswith(("parsed-", "generated-")):
             blob = entry.read_bytes()
             head = len(b"rulelang-cache-1\n")
             entry.write_bytes(blob[: head + 32] + pickle.dumps(_Forged(str(marker))))  # its MAC no longer fits
@@ -196,8 +197,42 @@ def test_the_cache_keeps_the_entries_used_last(cache_dir, game_dir, monkeypatch)
         p.write_bytes(b"old")
         os.utime(p, (1_000_000 + i, 1_000_000 + i))
         stale.append(p.name)
-    interpreter.load(str(game_dir), options={"speed": "fast"})  # writes a new code entry: prunes
+    interpreter.load(str(game_dir), options={"speed": "fast"})  # writes new code and generated entries: prunes
     left = {p.name for p in cache_dir.iterdir()}
     assert used <= left and "key" in left
-    kept = 6 - len(used) - 1  # the used ones, the new code entry, then the newest stale ones
+    kept = 6 - len(used) - 2  # the used ones, the two new entries, then the newest stale ones
     assert len(left - {"key"}) == 6 and left & set(stale) == set(stale[len(stale) - kept:])
+
+
+@pytest.mark.parametrize("path", ["games/off_plan", "games/plunderbund", "tests/fixtures/hostile_names"])
+def test_a_replayed_module_has_every_constant_of_the_generated_one(cache_dir, path):
+    """A warm load makes the generated module's constants again without generating it: the plain
+    ones from the cache, the others (reference closures, the runtime's functions, consts worked
+    out at load time) by their recipes. Each name holds what it held in the cold load, and the
+    games play the same."""
+    root = Path(__file__).resolve().parent.parent
+    cold = interpreter.load(str(root / path))
+    warm = interpreter.load(str(root / path))
+    cold_gen, warm_gen = cold.compiled.generated, warm.compiled.generated
+    assert cold_gen.replay is None and warm_gen.replay is not None
+    assert warm_gen.source == cold_gen.source
+    names = set(cold_gen.const_names.values())
+    assert any(callable(cold_gen.ns[name]) for name in names)  # some are closures
+    for name in names:
+        before, after = cold_gen.ns[name], warm_gen.ns[name]
+        if callable(before):
+            assert type(after) is type(before) and getattr(after, "__qualname__", "") == before.__qualname__
+        else:
+            assert after == before and type(after) is type(before)
+    players = max(2, cold.min_players)
+    for seed in range(3):
+        state_cold, state_warm = cold.new_game(players=players, seed=seed), warm.new_game(players=players, seed=seed)
+        rng = random.Random(seed)
+        while not state_cold.is_over:
+            actions = state_cold.legal_actions(next_player(state_cold))
+            assert [a.label for a in actions] == [a.label for a in state_warm.legal_actions(next_player(state_warm))]
+            pick = rng.randrange(len(actions))
+            state_cold.apply(actions[pick])
+            state_warm.apply(state_warm.legal_actions(next_player(state_warm))[pick])
+        assert state_cold.scores() == state_warm.scores()
+        assert [e.text for e in state_cold.log] == [e.text for e in state_warm.log]

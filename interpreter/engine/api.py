@@ -203,7 +203,7 @@ def _load(path: str, options: dict | None, house_paths: list[str], backend: str,
                 store_parsed(path, house_paths, modules, sources, program)
         infos = _options_info(program)
         values = _resolve_options(infos, options)
-        compiled = compile_program(program, values, backend, cache)
+        compiled = compile_program(program, values, backend, cache, _program_key(sources, values))
     except RecursionError:  # the parser bounds nesting; this is the last guard, not the first
         where = modules[0].path if modules else path
         raise RuleError([Diagnostic("E102", "the rules nest too deeply to read", Pos(where, 1, 1))],
@@ -217,6 +217,16 @@ def _load(path: str, options: dict | None, house_paths: list[str], backend: str,
     if refused:
         raise ValueError("these options cannot be played together: " + "; ".join(refused))
     return game
+
+
+def _program_key(sources: dict[str, str], values: dict) -> str:
+    """What a game's checked program and its generated module are a function of: its files (their
+    paths too: positions name them) and its option values (the engine's code keys the cache too)."""
+    digest = hashlib.sha256()
+    for file in sorted(sources):
+        digest.update(b"\0" + file.encode() + b"\0" + sources[file].encode())
+    digest.update(json.dumps(values, sort_keys=True).encode())
+    return digest.hexdigest()
 
 
 class Game:

@@ -12,6 +12,11 @@ Two kinds of entries, in the user's cache directory (``$RULELANG_CACHE_DIR``, el
   engine's code and Lark's version.
 - *code*: the compiled code object of a game's generated module (``marshal``), keyed by a hash of
   the generated source, the engine's code and the Python version (marshal is version-specific).
+- *generated*: all a warm load needs to rebuild a game's generated module without generating it
+  again: its compiled code, its source, its plain constants, and where each other constant (a
+  reference closure, a built-in) comes from, keyed by the game's files (names and texts), its
+  option values and the engine's code: what the generated source is a function of
+  (``codegen.CodeGen``'s replay).
 
 Options are applied after parsing, so the parsed entry serves every option set; where an option's
 value shapes the generated source (a number or a flag written into it), the source's hash keys
@@ -172,7 +177,7 @@ def _prune(d: Path) -> None:
         pass
 
 
-_KINDS = ("parsed-", "code-", "grammar-", ".tmp-")
+_KINDS = ("parsed-", "code-", "generated-", "grammar-", ".tmp-")
 
 
 def _digest(text: str) -> str:
@@ -325,3 +330,24 @@ def compile_cached(source: str, filename: str) -> Any:
     code = compile(source, filename, "exec")
     _write("code", parts, marshal.dumps(code))
     return code
+
+
+def load_generated(key: str) -> tuple | None:
+    """What ``store_generated`` kept for this key: (code, body names, plain constants, recipes,
+    source), or None."""
+    body = _read("generated", (key,))
+    if body is None:
+        return None
+    try:
+        code, rest = pickle.loads(body)  # noqa: S301 - verified by its HMAC above
+        return (marshal.loads(code), *rest)
+    except (EOFError, ValueError, TypeError, pickle.UnpicklingError, AttributeError, ImportError):
+        return None
+
+
+def store_generated(key: str, code: Any, rest: tuple) -> None:
+    try:
+        body = pickle.dumps((marshal.dumps(code), rest), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, RecursionError, TypeError, AttributeError, ValueError):
+        return
+    _write("generated", (key,), body)

@@ -24,6 +24,7 @@ import operator
 import types
 from collections import _count_elements  # type: ignore[attr-defined] - Counter's own C loop
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -33,7 +34,7 @@ from rulelang import registry
 from rulelang.diagnostics import RuleRuntimeError
 
 from .budget import MAX_INT, MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int, value_size
-from .cache import compile_cached
+from .cache import compile_cached, load_generated, store_generated
 from .runtime import FUNCTIONS, RULE_FAULTS
 
 if TYPE_CHECKING:
@@ -475,9 +476,10 @@ class CodeGen:
     so ops can hold it; ``finish()`` compiles the module and gives each its real code.
     """
 
-    def __init__(self, compiler: _Compiler, cache: bool = True):
+    def __init__(self, compiler: _Compiler, cache: bool = True, key: str | None = None):
         self.c = compiler
         self.cache = cache
+        self.cache_key = key if cache else None  # what the source is a function of (cache.py's *generated*)
         self.p = compiler.p
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.ns["_FAULTS"] = (RuleRuntimeError, *RULE_FAULTS)
@@ -494,7 +496,8 @@ class CodeGen:
         self.ns["_refs"] = self.refs
         self.const_names: dict[Any, str] = {}
         self.define_names: dict[str, str] = {}
-        self.functions: list[types.FunctionType] = []
+        self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
+        self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.filters: list[types.FunctionType] = []
         self.source: list[str] = []
         self.fresh = 0
@@ -502,6 +505,24 @@ class CodeGen:
         self.in_loop = 0  # generating the condition or item of a comprehension
         self.hoists: dict[str, str] | None = None  # reads looked up before a define's body
         self.hoist_lines: list[str] = []
+        # What the walks below learn of a node, by its id (the checked tree outlives this compile and
+        # no node is made during it; each is asked about many times, from every enclosing node)
+        self.known_by_reference: dict[int, bool] = {}
+        self.known_reads_zones: dict[int, bool] = {}
+        self.known_free: dict[int, bool] = {}
+        # Replay: a warm load does not generate the module again. The compiler still makes every
+        # op and reference closure; here each function gets the code of its body by index, the
+        # plain constants come from the cache, and every other constant is made again, at the same
+        # point of the compile, by the recipe recorded for it (see `made`).
+        self.slot: tuple = ()  # the entry being generated: ("fn", i) or ("filter", j)
+        self.roots: list[tuple[str | None, Any]] = []  # (define or None, node): where references lie
+        self.recipes: dict[tuple, list[tuple[str | None, tuple]]] = {}
+        self.replayable = True  # no constant met that a recipe cannot make again
+        self.replay = load_generated(self.cache_key) if self.cache_key else None
+        if self.replay is not None:
+            _code, self.body_names, data, self.recipes, source = self.replay
+            self.ns.update(data)
+            self.source = list(source)
 
     @staticmethod
     def _slow_path(refs: list[Fn], calls: list[int]):
@@ -544,49 +565,58 @@ class CodeGen:
             return ref  # a zone chosen at run time (a list of zones, `discard[c]`): the closure does it
         i = len(self.refs)
         self.refs.append(ref)
-        if kind == "expr" and isinstance(e, n.Lit):  # a constant (a menu's label): nothing can fail
-            self.source.append(f"def _e{i}(m, L):\n    return {self.const(e.value)}\n")
+        self.slot, self.roots = ("fn", i), [(None, e)]
+        if self.replay is not None:
+            self.cook_slot(e)
             fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
-            self.functions.append(fn)
+            self.functions.append((fn, self.body_names[i], i))
             return fn
+        if kind == "expr" and isinstance(e, n.Lit):  # a constant (a menu's label): nothing can fail
+            return self.emit(i, f"    return {self.const(e.value)}\n")
         if kind == "expr" and isinstance(e, n.Name) and self.p.resolved.get(id(e), ("local",))[0] == "local" \
                 and not self.by_reference(e):
             # A local read alone (a procedure's argument, a turn's player): no budget nor memo to
             # put back; only a missing name goes to the reference, for its error.
-            self.source.append(
-                f"def _e{i}(m, L):\n"
+            return self.emit(
+                i,
                 f"    v = L.get({self.const(self.p.resolved.get(id(e), ('local', e.id))[1])}, _MISS)\n"
-                f"    return _refs[{i}](m, L) if v is _MISS else v\n")
-            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
-            self.functions.append(fn)
-            return fn
+                f"    return _refs[_i](m, L) if v is _MISS else v\n")
         body = {"expr": self.expr, "text": self.text, "holder": self.holder,
                 "zone": self.zone_key, "cards": self.cards}[kind](e, {})
         # Explicit chance: while some zone's order is unknown (chance.py), the reference reads it,
         # fixing only the places read; the generated code reads zones as they lie.
-        chance = f"    if m.s.unordered:\n        return _refs[{i}](m, L)\n" \
+        chance = "    if m.s.unordered:\n        return _refs[_i](m, L)\n" \
             if kind != "zone" and self.reads_zones(e) else ""
         if kind == "expr" and self.free(e):
             # It pays nothing and remembers nothing: there is nothing to put back on a failure.
-            self.source.append(
-                f"def _e{i}(m, L):\n"
+            return self.emit(
+                i,
                 f"{chance}"
                 f"    try:\n"
                 f"        return {body}\n"
                 f"    except _FAULTS:\n"
-                f"        return _slow({i}, m, L, m.budget.used, len(m.memo))\n")
-        else:
-            self.source.append(
-                f"def _e{i}(m, L):\n"
-                f"{chance}"
-                f"    used = m.budget.used\n"
-                f"    memo_size = len(m.memo)\n"
-                f"    try:\n"
-                f"        return {body}\n"
-                f"    except _FAULTS:\n"
-                f"        return _slow({i}, m, L, used, memo_size)\n")
+                f"        return _slow(_i, m, L, m.budget.used, len(m.memo))\n")
+        return self.emit(
+            i,
+            f"{chance}"
+            f"    used = m.budget.used\n"
+            f"    memo_size = len(m.memo)\n"
+            f"    try:\n"
+            f"        return {body}\n"
+            f"    except _FAULTS:\n"
+            f"        return _slow(_i, m, L, used, memo_size)\n")
+
+    def emit(self, i: int, body: str) -> Fn:
+        """The function for expression `i`, whose code is `body` (which reads its own index as
+        `_i`). Expressions with the same code (`p.coins`, `x == y` in many rules; 828 functions,
+        508 distinct in Off-Plan) share one generated body, so Python compiles it once; each
+        gets its own function object, with its index (for its reference and slow path) as `_i`."""
+        name = self.bodies.get(body)
+        if name is None:
+            name = self.bodies[body] = f"_e{len(self.bodies)}"
+            self.source.append(f"def {name}(m, L, _i=None):\n{body}")
         fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
-        self.functions.append(fn)
+        self.functions.append((fn, name, i))
         return fn
 
     def filter(self, cond, var: str, labels: bool = False):
@@ -595,6 +625,12 @@ class CodeGen:
         out with `var` set to each item, in order, paid for the same). On any failure it puts the budget and the memo back and
         gives None: the op then goes item by item, and the reference reports the error."""
         i = len(self.filters)
+        self.slot, self.roots = ("filter", i), [(None, cond)]
+        if self.replay is not None:
+            self.cook_slot(cond)
+            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
+            self.filters.append(fn)
+            return fn
         body = self.expr(cond, {var: "_x"})
         each = f"[{body} for _x in items]" if labels else f"[_x for _x in items if {body}]"
         chance = "    if m.s.unordered:\n        return None\n" if self.reads_zones(cond) else ""
@@ -617,6 +653,12 @@ class CodeGen:
 
     def reads_zones(self, e) -> bool:
         """Whether an expression may read a zone's cards (a zone, `p.hand`, `discard[c]`, a define)."""
+        known = self.known_reads_zones.get(id(e))
+        if known is None:
+            known = self.known_reads_zones[id(e)] = self._reads_zones(e)
+        return known
+
+    def _reads_zones(self, e) -> bool:
         if isinstance(e, n.Name):
             cat = self.p.resolved.get(id(e), ("local", e.id))[0]
             return cat in ("zone", "define") or (cat == "builtin" and e.id == "box") or self.type_of(e) == "zone"
@@ -628,14 +670,74 @@ class CodeGen:
 
     def finish(self) -> None:
         """One compile() for the whole module; every function handed out gets its real code."""
-        source = "\n".join(self.source)
-        code = compile_cached(source, "<rulelang generated>") if self.cache else compile(
-            source, "<rulelang generated>", "exec")
+        if self.replay is not None:
+            code = self.replay[0]
+            if len(self.functions) != len(self.body_names):
+                raise AssertionError("the load cache's generated module does not fit this game")
+        else:
+            source = "\n".join(self.source)
+            code = compile_cached(source, "<rulelang generated>") if self.cache else compile(
+                source, "<rulelang generated>", "exec")
+            self.keep(code)
         exec(code, self.ns)  # noqa: S102 - source made here from checked trees; see the module doc
-        for i, fn in enumerate(self.functions):
-            fn.__code__ = self.ns[f"_e{i}"].__code__
+        for fn, name, i in self.functions:
+            fn.__code__ = self.ns[name].__code__
+            fn.__defaults__ = (i,)
         for i, fn in enumerate(self.filters):
             fn.__code__ = self.ns[f"_f{i}"].__code__
+
+    # ---- replay (see __init__)
+    def made(self, recipe: tuple, value: Any) -> str:
+        """`const(value)` for a value the compiler (or the runtime) makes: a closure, a const
+        worked out at load time. The recipe that makes it again is recorded with the entry being
+        generated, so a replay makes it at the same point (the compiler's state, its load budget,
+        then change as they did), even when the name it gets is an older one."""
+        before = len(self.const_names)
+        name = self.const(value)
+        self.recipes.setdefault(self.slot, []).append((name if len(self.const_names) > before else None, recipe))
+        return name
+
+    def cook_slot(self, e) -> None:
+        """Make again the constants the generating load made while generating this entry."""
+        for name, recipe in self.recipes.get(self.slot, ()):
+            value = self.cook(recipe, e)
+            if name is not None:
+                self.ns[name] = value
+
+    def cook(self, recipe: tuple, e) -> Any:
+        kind, arg = recipe[0], recipe[1]
+        if kind == "ref":
+            node = e if arg is None else self.p.defines[arg].value
+            for k in recipe[2]:
+                node = list(_subexpressions(node))[k]
+            nested, self.c._nested = self.c._nested, True
+            try:
+                return self.c.expr(node)
+            finally:
+                self.c._nested = nested
+        return {"shown_as": self.c.shown_as, "const": self.c.const, "card_var_init": self.c.card_var_init,
+                "function": FUNCTIONS.__getitem__}[kind](arg)
+
+    def keep(self, code: Any) -> None:
+        """Put what a replay needs in the cache, if every constant is plain data or has a recipe."""
+        if self.cache_key is None or not self.replayable:
+            return
+        made = {name for entries in self.recipes.values() for name, _ in entries}
+        data = {name: self.ns[name] for name in self.const_names.values() if name not in made}
+        if not all(_plain(v) for v in data.values()):
+            return
+        store_generated(self.cache_key, code, ([name for _, name, _ in self.functions], data, self.recipes,
+                                         self.source))
+
+    def where(self, e) -> tuple:
+        """The recipe of a reference closure: its node as a path from the entry's expression or
+        from the define whose body is being generated."""
+        define, root = self.roots[-1]
+        path = _path(root, e)
+        if path is None:
+            self.replayable = False
+            return ("ref", define, ())
+        return ("ref", define, tuple(path))
 
     # ---- expressions: each returns Python source for the value, given a scope
     # (scope maps a rule's local name to the Python name holding it; other locals are in L)
@@ -649,6 +751,12 @@ class CodeGen:
     def by_reference(self, e) -> bool:
         """Zones handled as values (their keys in lists, `discard[red]`, a zone given to a define):
         rare and subtle, so the generated code calls the reference's closure for them."""
+        known = self.known_by_reference.get(id(e))
+        if known is None:
+            known = self.known_by_reference[id(e)] = self._by_reference(e)
+        return known
+
+    def _by_reference(self, e) -> bool:
         t = self.type_of(e)
         if isinstance(e, n.Name):
             return t == "zone" and self.p.resolved.get(id(e), ("local",))[0] == "local"
@@ -684,7 +792,7 @@ class CodeGen:
             local_values = f"{{{own}}}"
         else:
             local_values = f"{{**L, {own}}}" if own else "L"
-        return f"{self.const(f)}(m, {local_values})"
+        return f"{self.made(self.where(e), f)}(m, {local_values})"
 
     def simple_zone(self, e) -> bool:
         if isinstance(e, n.Name):
@@ -786,7 +894,7 @@ class CodeGen:
     def text(self, e, scope: dict) -> str:
         # How a value reads is the reference's own function (compiler.shown_as), held as a constant.
         t = self.type_of(e)
-        show = self.const(self.c.shown_as(t))
+        show = self.made(("shown_as", t), self.c.shown_as(t))
         value = self.expr(e, scope)
         if t in ("text", "int") and not self.in_iterable:
             # A text reads as itself, a number as its digits: no call; anything else (none, a
@@ -813,7 +921,7 @@ class CodeGen:
         if cat == "option":
             return self.const(self.c.options[name])
         if cat == "const":
-            return self.const(self.c.const(name))  # never copied: no op changes a list or bag in place
+            return self.made(("const", name), self.c.const(name))  # never copied: no op changes a list or bag in place
         if cat == "var":
             return f"m.s.vars[{self.const(name)}]"
         if cat == "zone":
@@ -837,8 +945,8 @@ class CodeGen:
                 return f"m.game.card_attrs[{obj}].get({self.const(name)}, '')"
             return f"m.game.card_attrs[{obj}].get({self.const(name)})"
         if cat == "cvar":
-            init = self.c.card_var_init(name)
-            return f"m.s.vars.get({self.key(name + '@', e.obj, scope)}, {self.const(init)})"
+            init = self.made(("card_var_init", name), self.c.card_var_init(name))
+            return f"m.s.vars.get({self.key(name + '@', e.obj, scope)}, {init})"
         return "_no_value()"
 
     def key(self, prefix: str, e, scope: dict) -> str:
@@ -905,7 +1013,11 @@ class CodeGen:
             return None
         scope = {prm.name: v for prm, v in zip(params, values, strict=True)}
         scope["$define"] = "1"
-        return f"(_paid_call(m) and {self.expr(d.value, scope)})"
+        self.roots.append((name, d.value))
+        try:
+            return f"(_paid_call(m) and {self.expr(d.value, scope)})"
+        finally:
+            self.roots.pop()
 
     def remembered(self, name: str, values: list[str], scope: dict, call: str) -> str:
         """A call, in a loop of a define's body, of a define whose result is remembered, with
@@ -937,7 +1049,7 @@ class CodeGen:
             call = f"{self.define(name)}(m{''.join(', ' + v for v in values)})"
             return self.remembered(name, values, scope, call)
         b = registry.BY_NAME[name]
-        impl = self.const(FUNCTIONS[name])
+        impl = self.made(("function", name), FUNCTIONS[name])
         args = []
         for i, a in enumerate(e.args):
             prm = b.params[min(i, len(b.params) - 1)]
@@ -992,11 +1104,13 @@ class CodeGen:
         # called it (a loop, a comprehension's iterable) does not hold inside the body.
         outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable
         self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = {}, [], 0, 0
+        self.roots.append((name, d.value))
         try:
             body = self.expr(d.value, scope)
             lines = self.hoist_lines
         finally:
             self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = outer
+            self.roots.pop()
 
         def hoist(indent: str) -> str:
             return "".join(f"{indent}{line}\n" for line in lines)
@@ -1044,6 +1158,12 @@ class CodeGen:
 
     def free(self, e) -> bool:
         """Whether working out `e` pays nothing from the budget (so remembering it saves no charge)."""
+        known = self.known_free.get(id(e))
+        if known is None:
+            known = self.known_free[id(e)] = self._free(e)
+        return known
+
+    def _free(self, e) -> bool:
         if self.by_reference(e):
             return False
         if isinstance(e, n.Lit):
@@ -1142,12 +1262,47 @@ def _placeholder(m, L):  # the code every generated function has until finish() 
     raise AssertionError("generated code used before it was compiled")
 
 
+def _path(root, target) -> list[int] | None:
+    """The child indices (in `_subexpressions` order) that lead from root to target, if any."""
+    todo: list[tuple[Any, list[int]]] = [(root, [])]
+    while todo:
+        node, path = todo.pop()
+        if node is target:
+            return path
+        todo.extend((x, [*path, k]) for k, x in enumerate(_subexpressions(node)))
+    return None
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _plain(v) -> bool:
+    """Data a cache entry may hold (and pickle gives back equal): no functions, no objects."""
+    if type(v) in _PLAIN:
+        return True
+    if type(v) in (list, tuple, frozenset, set):
+        return all(_plain(x) for x in v)
+    if type(v) is dict:
+        return all(_plain(k) and _plain(x) for k, x in v.items())
+    return False
+
+
 def _subexpressions(e):
     """The expressions directly inside an expression."""
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
+    for name in _field_names(type(e)):
+        v = getattr(e, name)
         for x in (v if isinstance(v, tuple) else (v,)):
             if isinstance(x, tuple):
                 x = x[-1]
-            if attrs.has(type(x)) and not isinstance(x, (n.Pos, n.TypeRef, str)):
+            if _is_node(type(x)) and not isinstance(x, (n.Pos, n.TypeRef, str)):
                 yield x
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in attrs.fields(cls))
+
+
+@cache
+def _is_node(cls: type) -> bool:
+    return attrs.has(cls)

@@ -188,7 +188,8 @@ class _Op:
 
 
 class _Compiler:
-    def __init__(self, program: Program, options: dict, backend: str = "codegen", cache: bool = True):
+    def __init__(self, program: Program, options: dict, backend: str = "codegen", cache: bool = True,
+                 cache_key: str | None = None):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
         self.p = program
@@ -201,7 +202,7 @@ class _Compiler:
         self.defines: dict[str, tuple[tuple[str, ...], Fn]] = {}
         # With the codegen backend, each expression an op reads is generated as one function
         # (codegen.py); the closures built here stay as its reference and its slow path.
-        self.codegen = CodeGen(self, cache) if backend == "codegen" else None
+        self.codegen = CodeGen(self, cache, cache_key) if backend == "codegen" else None
         self._nested = False  # building the inside of an expression: always closures
         self.card_locals: dict[str, set[str]] = {}
         self.current: list[str] = []  # the code keys being compiled, innermost last
@@ -1557,11 +1558,14 @@ def _card_rows(c: _Compiler, table: n.CardsDecl):
             yield row, local_values
 
 
-def compile_program(program: Program, options: dict, backend: str = "codegen", cache: bool = True) -> CompiledGame:
+def compile_program(program: Program, options: dict, backend: str = "codegen", cache: bool = True,
+                    cache_key: str | None = None) -> CompiledGame:
     """Compile a checked program; ``backend`` is "codegen" (generated Python, the default) or
     "reference" (closures only: the reference the generated code is tested against). With
-    ``cache``, the generated module's code comes from the on-disk cache when it is there."""
-    c = _Compiler(program, options, backend, cache)
+    ``cache``, the generated module's code comes from the on-disk cache when it is there; with a
+    ``cache_key`` too (a hash of what the program and ``options`` are made from: the game's files
+    and the option values), the module is not even generated again (``CodeGen``'s replay)."""
+    c = _Compiler(program, options, backend, cache, cache_key)
     p = program
     # Cards: ids in table order, copies expanded.
     names, kinds, attrs_list = [], [], []
