@@ -261,3 +261,33 @@ def test_explicit_chance_plays_every_game_to_its_end(path, options, players):
             s.apply(agent.choose(s, s.decision.players[0]))
     assert nodes > 20
     assert len(s.scores()) == players
+
+
+def test_resampling_deals_the_cards_of_a_pending_choice_again_and_leaves_the_state_alone(spies):
+    """A state and its copies share the decision they wait for (it never changes once parked):
+    a resampled world that renames the cards offered gets its own decision; the real state's
+    offer, and its clones', stay as they were."""
+    from interpreter.tools.simulate import next_player
+
+    renamed = 0
+    for seed in range(40):
+        s = spies.new_game(players=2, seed=seed)
+        rng_pick = seed
+        while not s.is_over and renamed < 3:
+            p = s.s.pending
+            clone = s.clone()
+            assert clone.s.pending is p  # shared, not copied
+            if p is not None:
+                before = (list(p.values), list(p.labels))
+                other = 1 - p.player
+                for r_seed in range(8):
+                    r = s.resample(other, r_seed)
+                    if r.s.pending is not p and r.s.pending.values != p.values:
+                        renamed += 1
+                assert (p.values, p.labels) == before and clone.s.pending.values == before[0]
+            actions = s.legal_actions(next_player(s))
+            rng_pick = (rng_pick * 1103515245 + 12345) % 2**31
+            s.apply(actions[rng_pick % len(actions)])
+        if renamed >= 3:
+            break
+    assert renamed >= 3  # the resampled worlds did rename offered cards

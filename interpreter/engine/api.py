@@ -1090,7 +1090,7 @@ class State:
         # A prompt is shown only to the player it asks: another player's prompt may name what they
         # chose so far ("Write 5 in which row?") or what only they hold.
         return {"players": [p.player for _, p in waiting], "simultaneous": bool(s.branches),
-                "prompt": mine.prompt if mine else None, "actions": mine.labels if mine else None}
+                "prompt": mine.prompt if mine else None, "actions": list(mine.labels) if mine else None}
 
     @_locked
     def view(self, player: int) -> dict:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from .state import MASK64, GameState, rng_next, rng_shuffle
 
 if TYPE_CHECKING:
@@ -272,11 +274,12 @@ def _rename_cards(g: CompiledGame, t: GameState, mapping: dict[int, int]) -> Non
             for name in list(f.locals):
                 if name in typed:
                     f.locals[name] = deep(f.locals[name])
-    for stack, pending in [(t.stack, t.pending)] + [(b.stack, b.pending) for b in t.branches]:
-        if pending is not None and stack:
-            op = g.codes[stack[-1].code][stack[-1].pc]
-            if getattr(op, "cards", False):
-                pending.values = [card(v) for v in pending.values]
+    # A pending decision is shared by a state and its copies (GameState.copy): a new one for the view.
+    if t.pending is not None and t.stack and getattr(g.codes[t.stack[-1].code][t.stack[-1].pc], "cards", False):
+        t.pending = attrs.evolve(t.pending, values=[card(v) for v in t.pending.values])
+    for b in t.branches:
+        if b.pending is not None and b.stack and getattr(g.codes[b.stack[-1].code][b.stack[-1].pc], "cards", False):
+            b.pending = attrs.evolve(b.pending, values=[card(v) for v in b.pending.values])
 
 
 def _rename_holder(key: str, mapping: dict[int, int]) -> str:

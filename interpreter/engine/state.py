@@ -27,7 +27,10 @@ class Frame:
 
 @attrs.define
 class Pending:
-    """A decision the game waits for."""
+    """A decision the game waits for.
+
+    Never changed once parked (``Machine.park`` numbers it first; its lists are its own): a state
+    and its copies share it, and whoever needs another makes a new one (``attrs.evolve``)."""
 
     player: int
     prompt: str
@@ -107,11 +110,11 @@ class GameState:
             dict(self.tokens),
             dict(self.vars),  # values are never changed in place (Machine.set_var), so they are shared
             [_copy_frame(f) for f in self.stack],
-            _copy_pending(self.pending) if self.pending is not None else None,
+            self.pending,  # never changed in place (see Pending)
             self.active, self.round, self.turn, self.once[:],
             [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting] if self.lasting else [],
             self.over, self.decisions, self.log[:], self.actions[:],
-            [Branch(b.player, [_copy_frame(f) for f in b.stack], _copy_pending(b.pending), b.count,
+            [Branch(b.player, [_copy_frame(f) for f in b.stack] if b.stack else [], b.pending, b.count,
                     b.log[:], b.actions[:], b.shown) for b in self.branches] if self.branches else [],
             {k: v[:] for k, v in self.cells.items()} if self.cells else {},
             dict(self.known), self.chance,
@@ -133,19 +136,19 @@ _CONTAINERS = (list, dict)
 
 
 def _copy_frame(f: Frame) -> Frame:
+    if not f.locals:
+        return Frame(f.code, f.pc, {})
     local_values = f.locals.copy()  # in C; then only the containers are copied again
     for k, v in local_values.items():
+        # A rule's local may be a zone's own list (`let h = hand`), which moves change in place:
+        # the copy gets its own. The engine's own locals (`$items3`: a `for` loop's items, made for
+        # the loop and only read) are never changed in place: shared.
         if v.__class__ is list:  # most often a list of cards, numbers or names: one C copy
-            local_values[k] = v[:] if not v or v[0].__class__ not in _CONTAINERS else _copy_value(v)
+            if k[0] != "$":
+                local_values[k] = v[:] if not v or v[0].__class__ not in _CONTAINERS else _copy_value(v)
         elif v.__class__ is dict:
             local_values[k] = _copy_value(v)
     return Frame(f.code, f.pc, local_values)
-
-
-def _copy_pending(p: Pending | None) -> Pending | None:
-    if p is None:
-        return None
-    return Pending(p.player, p.prompt, p.kind, p.values[:], p.labels[:], p.serial)
 
 
 # ---- the seeded generator (splitmix64): same numbers on every machine and process ----------
