@@ -89,26 +89,13 @@ _MISS = _Missing()
 # and raises when the budget is spent): they run hundreds of thousands of times per game.
 
 def _items(m, v):
-    items = list(v or ())
-    b = m.budget
-    b.used += len(items)
-    if b.used > b.limit:
-        m.charge(0)
-    return items
+    """A value's items as a new list, paid for by their number (``_iter``, copied)."""
+    return list(_iter(m, v))
 
 
 def _items_paid_flat(m, v):
     """`_items(m, _paid_flat(m, v))` in one call: the same two charges, the same items."""
-    if isinstance(v, (list, dict)):
-        n = len(v)
-        if n > MAX_ITEMS:
-            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
-        b = m.budget
-        b.used += 2 * n
-        if b.used > b.limit:
-            m.charge(0)
-        return list(v)
-    return _items(m, v)
+    return list(_iter_paid_flat(m, v))
 
 
 def _size(x) -> int:
@@ -128,7 +115,8 @@ def _size(x) -> int:
 
 
 def _iter(m, v):
-    """`_items` for a comprehension to iterate: the same charge, the value itself (no copy)."""
+    """A value's items for a comprehension to iterate, paid for by their number: the value
+    itself (no copy); nothing for an empty one."""
     if not v:
         return ()
     b = m.budget
@@ -139,7 +127,7 @@ def _iter(m, v):
 
 
 def _iter_paid_flat(m, v):
-    """`_items_paid_flat` for a comprehension to iterate: the same charges, no copy."""
+    """`_iter(m, _paid_flat(m, v))` in one call: the same two charges, the same items."""
     if isinstance(v, (list, dict)):
         n = len(v)
         if n > MAX_ITEMS:
