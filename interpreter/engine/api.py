@@ -28,12 +28,12 @@ from rulelang.files import FileRefused, read_regular, strict_json
 from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
-from . import chance, information
+from . import chance, information, runtime
 from .budget import Budget, log_line
 from .cache import load_parsed, prime_grammar, store_parsed
 from .chance import CHANCE, NeedChance
 from .compiler import CompiledGame, compile_program
-from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, python_error
+from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, SeedPoint, python_error
 from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
 from .table import evaluate as evaluate_table
@@ -311,31 +311,21 @@ class Game:
             refused = known[players] = self.refusals(players)
         if refused:
             raise ValueError("; ".join(refused))
-        n_cards = len(g.card_names)
-        zones: dict[str, list[int]] = {"box": list(range(n_cards))}
-        for name, (per_player, _) in g.zone_decls.items():
-            if per_player:
-                for p in range(players):
-                    zones[f"{name}#{p}"] = []
-            else:
-                zones[name] = []
-        tokens = {f"supply|{t}|{g.token_sides[t][0]}": n for t, n in g.token_supply.items()}
-        values: dict[str, Any] = {}
-        for name, (per, init) in g.var_inits.items():
-            if per == "player":
-                for p in range(players):
-                    values[f"{name}#{p}"] = init.copy() if isinstance(init, (list, dict)) else init
-            elif per is None:
-                values[name] = init.copy() if isinstance(init, (list, dict)) else init
-        s = GameState(players, seed, seed, zones, ["box"] * n_cards, tokens, values)
-        s.stack = [Frame("flow", 0, {}), Frame("setup", 0, {})]
+        if chance == "seeded" and runtime.push_counter is None:  # (a count of calls must see them all)
+            starts = self.__dict__.setdefault("_setup_starts", {})
+            start = starts.get(players, _UNKNOWN)
+            if start is _UNKNOWN:
+                start = starts[players] = _record_setup(g, players)
+            if start is not None:
+                return State(self, _from_start(g, start, seed)[0])
+        s = _blank_state(g, players, seed)
         s.chance = chance
-        start = s.copy() if chance == "explicit" else None
+        start_state = s.copy() if chance == "explicit" else None
         try:
             _run_action(g, s, None)
         except NeedChance as need:
-            start.chance_at = [None, need.key, need.cards]
-            return State(self, start)
+            start_state.chance_at = [None, need.key, need.cards]
+            return State(self, start_state)
         return State(self, s)
 
     def load_state(self, path: str) -> State:
@@ -385,6 +375,106 @@ class Game:
         if doc.get("checksum") != _checksum(_state_text(doc["state"])):
             raise SaveError("the save was changed after it was written (its checksum does not match)")
         return State(self, s)
+
+
+# ---- a new game's setup, recorded once per player count ----------------------------------------
+# A playout of a small game is mostly its setup (Kuhn poker: half of it). The setup is the same
+# for every seed until it first draws from the seeded generator (the generator is the only thing a
+# seed changes): so that part runs once per player count (and the game's options, fixed), and a
+# new game starts from a copy of where it stopped, with its own seed. A setup that never draws
+# (tic-tac-toe) is recorded whole, up to the first decision.
+
+_UNKNOWN = object()
+
+
+@attrs.frozen
+class _SetupStart:
+    state: GameState  # the setup of seed 0 stopped where it would first draw (or waiting, when done)
+    used: int  # the budget spent by then
+    done: bool  # the setup never draws: `state` waits for the first decision
+
+
+def _blank_state(g: CompiledGame, players: int, seed: int) -> GameState:
+    """A game before its setup: every card in the box, tokens in the supply, vars at their start."""
+    n_cards = len(g.card_names)
+    zones: dict[str, list[int]] = {"box": list(range(n_cards))}
+    for name, (per_player, _) in g.zone_decls.items():
+        if per_player:
+            for p in range(players):
+                zones[f"{name}#{p}"] = []
+        else:
+            zones[name] = []
+    tokens = {f"supply|{t}|{g.token_sides[t][0]}": n for t, n in g.token_supply.items()}
+    values: dict[str, Any] = {}
+    for name, (per, init) in g.var_inits.items():
+        if per == "player":
+            for p in range(players):
+                values[f"{name}#{p}"] = init.copy() if isinstance(init, (list, dict)) else init
+        elif per is None:
+            values[name] = init.copy() if isinstance(init, (list, dict)) else init
+    s = GameState(players, seed, seed, zones, ["box"] * n_cards, tokens, values)
+    s.stack = [Frame("flow", 0, {}), Frame("setup", 0, {})]
+    return s
+
+
+def _full_setup(g: CompiledGame, players: int, seed: int) -> tuple[GameState, Budget]:
+    """A new game's setup run from the start, as without the record (and the budget it spent)."""
+    s = _blank_state(g, players, seed)
+    m = Machine(g, s, None, chance_ok=True)
+    m.run()
+    return s, m.budget
+
+
+def _from_start(g: CompiledGame, start: _SetupStart, seed: int) -> tuple[GameState, Budget]:
+    """A new game's setup from its record: a copy with this seed, the rest of the setup run."""
+    s = start.state.copy()
+    s.seed = s.rng = seed
+    m = Machine(g, s, None, chance_ok=True)
+    if start.done:
+        m.budget.used = start.used
+    else:
+        m.seed_mode = start.used  # the op that stopped runs again; from its draw on, the budget is exact
+        m.run()
+    return s, m.budget
+
+
+def _record_setup(g: CompiledGame, players: int) -> _SetupStart | None:
+    """The setup's part that is the same for every seed, or None when it cannot be recorded (it
+    fails, or draws where it cannot stop; then every new game runs all of it)."""
+    s = _blank_state(g, players, 0)
+    m = Machine(g, s, None, chance_ok=True)
+    m.seed_mode = "record"
+    try:
+        m.run()
+        used, done = m.budget.used, True
+    except SeedPoint as point:
+        used, done = point.used, False
+    except Exception:  # noqa: BLE001 - a setup that fails is not recorded; each game reports it
+        return None
+    if s.rng != s.seed:  # something drew that the record does not know of
+        return None
+    start = _SetupStart(s.copy(), used, done)
+    try:
+        if not done:
+            # The op that stopped runs again from the record: it must stop at the same place with
+            # nothing changed (an op that changed the state before its draw cannot be recorded).
+            again = start.state.copy()
+            m = Machine(g, again, None, chance_ok=True)
+            m.seed_mode = "record"
+            try:
+                m.run()
+                return None
+            except SeedPoint as point:
+                if again != start.state or point.used > used:
+                    return None
+        # And the proof: new games from the record are the games of a full setup, budget and all.
+        for seed in (1, 2**63 + 12345):
+            (a, paid_a), (b, paid_b) = _from_start(g, start, seed), _full_setup(g, players, seed)
+            if a != b or paid_a.used != paid_b.used:
+                return None
+    except Exception:  # noqa: BLE001 - a seed's own setup fails: no record, each game reports it
+        return None
+    return start
 
 
 def _entry(e: list) -> LogEntry:

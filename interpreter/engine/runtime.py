@@ -60,8 +60,22 @@ def python_error(err: BaseException) -> str:
 RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError, RecursionError)
 
 
+class SeedPoint(Exception):  # noqa: N818 - a signal, not an error
+    """A setup being recorded (``api._record_setup``) reached its first use of the seeded
+    generator: everything before it is the same for every seed. ``used``: the budget spent so far."""
+
+    def __init__(self, used: int):
+        super().__init__(used)
+        self.used = used
+
+
+class Unrecordable(Exception):  # noqa: N818 - a signal, not an error
+    """A setup being recorded used the seeded generator where it cannot be stopped cleanly."""
+
+
 class Machine:
-    __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos")
+    __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos",
+                 "seed_mode")
 
     def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None,
                  chance_ok: bool = False):
@@ -76,6 +90,10 @@ class Machine:
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
         self.log_chars: int | None = None  # characters in the game's log, once counted (see `log`)
         self.journal: Journal | None = None  # set by State.apply: what to undo if the action fails
+        # A new game's setup recorded once and replayed (api._record_setup): None in play; "record"
+        # stops the run at the first effect that may draw from the seeded generator (`seed_point`);
+        # a number replays from there, the budget set to what the recorded run had spent by then.
+        self.seed_mode: str | int | None = None
 
     # ---- the step loop
     def run(self) -> None:
@@ -346,7 +364,24 @@ class Machine:
             dst.insert(max(0, min(int(position), len(dst))), card)
         s.where[card] = key
 
+    def seed_point(self) -> None:
+        """Called before an effect that may draw from the seeded generator, before it changes
+        anything: a setup being recorded stops here (everything so far is the same for every
+        seed); one being replayed from here takes the budget the recorded run had spent."""
+        mode = self.seed_mode
+        if mode == "record":
+            if self.branch is not None:
+                raise Unrecordable
+            raise SeedPoint(self.budget.used)
+        if mode is not None:
+            self.budget.used = mode
+            self.seed_mode = None
+
     def shuffle(self, key: str) -> None:
+        if self.seed_mode is not None:
+            if self.seed_mode == "record":  # reached without a seed point before the op changed anything
+                raise Unrecordable
+            self.seed_point()
         self.shared_change("shuffle (the shared random generator would make the order matter)")
         cards = self.zone(key)
         self.charge(len(cards))
@@ -453,6 +488,8 @@ def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=N
     src = m.zone(source)
     zone_name, _, owner = source.partition("#")
     refill = m.game.zone_refill.get(zone_name)
+    if refill and m.seed_mode is not None:
+        m.seed_point()  # a refill shuffles
     if refill and owner:
         refill = f"{refill}#{owner}"  # a player's pile refills from that player's own zone
     for _ in range(max(0, count)):
@@ -479,6 +516,8 @@ def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=N
 
 
 def _eff_shuffle(m: Machine, zone, into=None) -> None:
+    if m.seed_mode is not None:
+        m.seed_point()
     if into is not None:
         for c in list(m.zone(zone)):
             m.move_card(c, into)

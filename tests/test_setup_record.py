@@ -1,0 +1,90 @@
+"""A new game starts from its setup recorded once per player count (issue 14): the part of the
+setup before its first draw from the seeded generator (all of it, when it never draws) runs once,
+and each new game runs only the rest. These tests hold it to the setup run from the start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.engine import api, runtime
+from rulelang.diagnostics import RuleRuntimeError
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _game_paths() -> list[Path]:
+    roots = [ROOT / "games", ROOT / "examples" / "games", FIXTURES]
+    return sorted(p for r in roots if r.is_dir() for p in r.iterdir() if (p / "game.rules").is_file())
+
+
+PATHS = [str(p) for p in _game_paths()]
+SEEDS = (0, 3, 17, 2**32 + 5, 2**64 - 1)
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[Path(p).name for p in PATHS])
+def test_a_new_game_is_its_setup_run_from_the_start(path):
+    """Every player count, seeds small and huge: the same state and the same work paid."""
+    game = interpreter.load(path)
+    g = game.compiled
+    for players in range(g.min_players, g.max_players + 1):
+        if game.refusals(players):
+            continue
+        start = api._record_setup(g, players)
+        for seed in SEEDS:
+            full, paid = api._full_setup(g, players, seed)
+            assert game.new_game(players=players, seed=seed).s == full, (players, seed)
+            if start is not None:
+                state, replayed = api._from_start(g, start, seed)
+                assert state == full
+                assert replayed.used == paid.used, "the budget of the setup is the one it had"
+
+
+@pytest.mark.parametrize(("name", "done"), [("kuhn_poker", False), ("tic_tac_toe", True)])
+def test_the_record_stops_at_the_first_draw(name, done):
+    """Kuhn poker's setup deals (it stops at its shuffle, everything before kept); tic-tac-toe's
+    never draws, so its record is the game waiting for the first move."""
+    game = interpreter.load(str(ROOT / "examples" / "games" / name))
+    start = api._record_setup(game.compiled, 2)
+    assert start is not None and start.done is done
+    assert start.state.rng == start.state.seed == 0
+    if done:
+        assert start.state.pending is not None
+    else:
+        assert start.state.zones["deck"] and not start.state.zones["box"]  # moved, not yet shuffled
+    seen = {tuple(tuple(game.new_game(players=2, seed=seed).s.zones[f"hand#{p}"]) for p in (0, 1))
+            for seed in range(40)} if not done else set()
+    assert done or len(seen) == 6, "the deal still depends on the seed: all six deals of three cards"
+
+
+def test_a_setup_that_fails_fails_in_every_game(tmp_path):
+    (tmp_path / "game.rules").write_text(
+        'game "Broken setup"\nplayers 2\nkind gem:\n    value: int\ncards gem (name, value):\n    "A", 1\n'
+        "zone pile: public\nvar x: int = 0\nsetup:\n    move cards(gem) to pile\n    shuffle pile\n"
+        "    set x = 10 / (x - x)\nflow:\n    choose c in pile by first(players)\n")
+    game = interpreter.load(str(tmp_path))
+    assert api._record_setup(game.compiled, 2) is None  # not recorded: each game runs it and fails
+    for seed in (0, 1):
+        with pytest.raises(RuleRuntimeError, match="game.rules:12"):
+            game.new_game(players=2, seed=seed)
+
+
+def test_a_count_of_procedure_calls_sees_the_whole_setup(tmp_path):
+    """`validate` counts every procedure called (runtime.push_counter): with the count on, each new
+    game runs its setup from the start, so the calls the record would skip are counted too."""
+    (tmp_path / "game.rules").write_text(
+        'game "Counted"\nplayers 2\nvar x: int = 0\nprocedure bump():\n    set x += 1\n'
+        "setup:\n    bump\nflow:\n    choose i in [1, 2] by first(players)\n")
+    game = interpreter.load(str(tmp_path))
+    game.new_game(players=2, seed=0)  # recorded
+    calls: dict[str, int] = {}
+    runtime.push_counter = calls
+    try:
+        game.new_game(players=2, seed=1)
+        game.new_game(players=2, seed=2)
+    finally:
+        runtime.push_counter = None
+    assert calls == {"proc:bump": 2}
