@@ -8,10 +8,12 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
+import attrs
 import pytest
 
 import interpreter
-from interpreter.agents import RandomAgent
+from interpreter.agents import MCTSAgent, RandomAgent
+from interpreter.engine.api import SaveError
 from interpreter.engine.chance import CHANCE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,3 +293,153 @@ def test_resampling_deals_the_cards_of_a_pending_choice_again_and_leaves_the_sta
         if renamed >= 3:
             break
     assert renamed >= 3  # the resampled worlds did rename offered cards
+
+
+# ---- determinisations while others choose at the same time (issue 15) ---------------------
+
+SECRET_PLANS = ROOT / "tests" / "fixtures" / "secret_plans"
+
+
+def _other_worlds(game):
+    """Two games seat 0 cannot tell apart while everyone plans at once: seat 1's hidden pile
+    holds other gems in another order (changed before the step began, so seat 1's part ran
+    on it), and seat 1 has kept another gem so far."""
+    first = game.new_game(players=2, seed=3)
+    second = first.clone()
+    pile, stock = second.s.zones["pile#1"], second.s.zones["stock"]
+    top, other = pile[0], stock[0]
+    second.place(other, "pile#1", 0)  # a gem of the stock on top of seat 1's pile...
+    second.place(top, "stock", 0)  # ...and theirs in its place
+    second.place(second.s.zones["pile#1"][-1], "pile#1", 1)  # and their pile in another order
+    assert first.information_state(0) == second.information_state(0)
+    assert first.s.zones["pile#1"] != second.s.zones["pile#1"]
+    for state in (first, second):
+        state.apply(state.legal_actions(0)[0])  # "Go": the planning begins, seat 1 draws in secret
+    assert first.s.zones["hand#1"] != second.s.zones["hand#1"]
+    return first, second
+
+
+def _same_determinisations(first, second, seat: int, seeds=range(6)) -> None:
+    for seed in seeds:
+        a, b = first.resample(seat, seed), second.resample(seat, seed)
+        assert a.s == b.s, f"seed {seed}: a determinisation depends on what seat {seat} cannot know"
+        assert a.information_state(seat) == first.information_state(seat)
+        assert [x.label for x in a.legal_actions(seat)] == [x.label for x in first.legal_actions(seat)]
+
+
+def test_a_determinisation_does_not_see_what_others_drew_or_chose_in_secret():
+    game = interpreter.load(str(SECRET_PLANS))
+    first, second = _other_worlds(game)
+    _same_determinisations(first, second, 0)  # seat 1 still choosing in both
+    first.apply(first.legal_actions(1)[0])
+    second.apply(second.legal_actions(1)[1])  # another choice: seat 1 is done in both
+    assert first.decision.players == second.decision.players == (0,)
+    assert first.information_state(0) == second.information_state(0)
+    assert first.s.zones["kept#1"] != second.s.zones["kept#1"]
+    before = first.to_json()
+    _same_determinisations(first, second, 0)
+    assert first.to_json() == before  # resampling leaves the state alone
+
+
+def test_a_determinisation_deals_the_others_secrets_again_and_runs_their_parts():
+    game = interpreter.load(str(SECRET_PLANS))
+    first, _ = _other_worlds(game)
+    first.apply(first.legal_actions(1)[0])
+    piles, kept = set(), set()
+    for seed in range(20):
+        r = first.resample(0, seed)
+        assert r.decision.players == (0,)  # seat 1 is done again: seat 0 knows that much
+        assert len(r.s.zones["pile#1"]) == 2 and len(r.s.zones["kept#1"]) == 1 and len(r.s.zones["hand#1"]) == 1
+        piles.add(tuple(r.s.zones["pile#1"]))
+        kept.add(tuple(r.s.zones["kept#1"]))
+        assert r.s.zones["hand#0"] == first.s.zones["hand#0"]  # seat 0's own part is kept
+        r.apply(r.legal_actions(0)[0])  # and the game plays on from it
+    assert len(piles) > 5 and len(kept) > 3
+
+
+def test_mcts_plans_the_same_whatever_the_others_hid_or_chose():
+    game = interpreter.load(str(SECRET_PLANS))
+    first, second = _other_worlds(game)
+    first.apply(first.legal_actions(1)[0])
+    second.apply(second.legal_actions(1)[1])
+    for seed in range(4):
+        a = MCTSAgent(seed, iterations=40).choose(first, 0)
+        b = MCTSAgent(seed, iterations=40).choose(second, 0)
+        assert a.value == b.value
+
+
+def test_a_save_keeps_how_a_simultaneous_part_began_and_refuses_a_forged_one():
+    game = interpreter.load(str(SECRET_PLANS))
+    first, _ = _other_worlds(game)
+    first.apply(first.legal_actions(1)[0])
+    restored = game.state_from_json(first.to_json())
+    assert restored == first
+    assert restored.resample(0, 7).s == first.resample(0, 7).s
+    doc = json.loads(first.to_json())
+    start = doc["state"]["branches"][1]["start"]
+    start["zones"]["pile#1"] = start["zones"]["pile#1"][:-1]  # a gem gone from how the part began
+    with pytest.raises(SaveError, match="how a choosing player's part began"):
+        game.state_from_json(json.dumps(doc))
+
+
+def _swap_hidden(state, key: str, i: int, j: int) -> None:
+    """Swap two cards of a zone nobody else sees in the state and in how the choosing parts
+    began (the zone is the same now as then: another world the others cannot tell apart)."""
+    s = state.s
+    zone = s.zones[key]
+    a, b = zone[i], zone[j]
+    zone[i], zone[j] = b, a
+    for part in s.branches:
+        if part.start is not None and key in part.start.zones:
+            then = [b if c == a else a if c == b else c for c in part.start.zones[key]]
+            part.start = attrs.evolve(part.start, zones={**part.start.zones, key: then})
+
+
+def test_plunderbund_planning_does_not_see_the_other_guilds_pile_or_plan():
+    game = interpreter.load(str(ROOT / "games" / "plunderbund"))
+    state = game.new_game(players=2, seed=4)
+    agent = RandomAgent(2)
+
+    def plays(p):
+        return [i for i, a in enumerate(state.legal_actions(p)) if a.label.startswith("Play ")]
+    for _ in range(400):
+        d = state.decision
+        if (d.simultaneous and d.players == (0, 1) and d.prompt.startswith("Plan:") and len(plays(1)) >= 2
+                and len(plays(0)) >= 2 and len(state.s.zones["draw_pile#1"]) >= 2):
+            names = [game.card_name(c) for c in state.s.zones["draw_pile#1"]]
+            if len(set(names)) > 1:
+                break
+        state.apply(agent.choose(state, d.players[0]))
+    else:
+        pytest.fail("no planning step with choices for both guilds")
+    names = [game.card_name(c) for c in state.s.zones["draw_pile#1"]]
+    other = next(i for i, x in enumerate(names) if x != names[0])
+    first, second = state.clone(), state.clone()
+    _swap_hidden(second, "draw_pile#1", 0, other)  # the other guild's pile in another order
+    first.apply(first.legal_actions(1)[plays(1)[0]])  # and another first card in its plan
+    second.apply(second.legal_actions(1)[plays(1)[1]])
+    assert first.s.vars["plan#1"] != second.s.vars["plan#1"]
+    assert first.information_state(0) == second.information_state(0)
+    _same_determinisations(first, second, 0, seeds=range(3))
+    for seed in range(2):
+        a = MCTSAgent(seed, iterations=30, rollout_depth=10).choose(first, 0)
+        b = MCTSAgent(seed, iterations=30, rollout_depth=10).choose(second, 0)
+        assert a.value == b.value
+
+
+def test_the_supply_does_not_show_what_others_paid_in_secret(tmp_path):
+    path = tmp_path / "game.rules"
+    path.write_text('game "Tips"\nplayers 2\ntoken coin "Coins": supply 10\nsetup:\n    for p in players:\n'
+                    '        gain 3 coin to p\nflow:\n    simultaneously for p in players:\n'
+                    '        may "Tip 2 coins?" by p:\n            pay 2 coin from p\n')
+    game = interpreter.load(str(path))
+    paid, kept = game.new_game(players=2), game.new_game(players=2)
+    paid.apply(paid.legal_actions(1)[0])  # seat 1 tips, in secret
+    kept.apply(kept.legal_actions(1)[1])
+    for state in (paid, kept):
+        assert state.view(0)["tokens"]["the supply"]["coin"] == 4  # as the step began
+    assert paid.view(0) == kept.view(0) and paid.information_state(0) == kept.information_state(0)
+    assert paid.resample(0, 1).s == kept.resample(0, 1).s
+    assert paid.view(1)["tokens"]["the supply"]["coin"] == 6  # seat 1 sees its own tip
+    paid.apply(paid.legal_actions(0)[0])  # everyone has chosen: all of it is seen
+    assert paid.view(0)["tokens"]["the supply"]["coin"] == 8

@@ -35,12 +35,14 @@ from .chance import CHANCE, NeedChance
 from .compiler import CompiledGame, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, SeedPoint, python_error
 from .save_check import structure_problem
-from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending
+from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending, rng_below
 from .table import evaluate as evaluate_table
 from .undo import Journal, Undo
 
 _converter = cattrs.Converter()
 MAX_SAVE_BYTES = 50_000_000
+# A resample completes the part of a player done choosing at random: at most this many choices.
+MAX_RANDOM_CHOICES = 1000
 
 
 def _is_int(x) -> bool:
@@ -675,6 +677,29 @@ def _run_action(g: CompiledGame, s: GameState, act: list | None, budget: Budget 
                                getattr(op, "pos", None)) from None
 
 
+def _choose_at_random(r: State, players: list[int]) -> None:
+    """Make `players`' choices in the `simultaneously` step of `r` until their parts are done,
+    each uniformly at random from the state's own generator (a choice the rules cannot carry
+    out is passed over for the next one)."""
+    s = r.s
+    for p in players:
+        for _ in range(MAX_RANDOM_CHOICES):
+            if not s.branches or not any(b.player == p and b.pending is not None for b in s.branches):
+                break
+            n = r.num_actions(p)
+            s.rng, first = rng_below(s.rng, n)
+            for k in range(n):
+                try:
+                    r.apply_index((first + k) % n, p)
+                    break
+                except RuleRuntimeError:
+                    if k == n - 1:
+                        raise
+        else:
+            raise RuleRuntimeError(f"{r.game.compiled.player_name(p)} made more than {MAX_RANDOM_CHOICES} "
+                                   "choices in one `simultaneously` step while it was dealt again")
+
+
 def _repark(g: CompiledGame, t: GameState) -> None:
     """Work a waiting pick among cards out again (its cards and labels) after cards were renamed."""
     for branch in [None, *t.branches]:
@@ -1205,6 +1230,17 @@ class State:
         g = self.game.compiled
         t = information.resample(g, self.s, player, seed)
         _repark(g, t)
+        if any(b.pending is None and b.stack for b in t.branches):
+            # The others' parts of a `simultaneously` were put back to where the step began:
+            # they run again, in the new deal, to their first decision; and whoever the player
+            # knows to be done choosing is done again, with choices drawn at random (all the
+            # player knows of them is that they were made).
+            done = [b.player for b in self.s.branches if b.player != player and b.pending is None and b.start]
+            Machine(g, t).run()
+            r = State(self.game, t)
+            if done:
+                _choose_at_random(r, done)
+            return r
         return State(self.game, t)
 
     @_locked

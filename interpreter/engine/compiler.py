@@ -29,6 +29,7 @@ from .budget import (
     check_int,
 )
 from .codegen import CodeGen
+from .information import branch_starts
 from .runtime import (
     EFFECTS,
     FUNCTIONS,
@@ -1180,8 +1181,12 @@ class _Compiler:
             m.s.decisions += 1
             base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
             shown = _shown_all(m.s, players)
-            m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=shown[p])
+            m.charge(len(m.s.where), pos)  # what each part needs to be put back (BranchStart)
+            starts = branch_starts(m.s, players, Frame(key, 0, base))
+            m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=shown[p], start=starts[p])
                             for p in sorted(players)]
+            for p, start in starts.items():
+                start.frame.locals[var] = p
         return _wrap(simultaneously, pos)
 
     def turn_stmt(self, s: n.Turn, ops: list) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .state import MASK64, GameState, rng_next, rng_shuffle
+from .state import MASK64, BranchStart, Frame, GameState, _copy_frame, rng_next, rng_shuffle
 
 if TYPE_CHECKING:
     from .compiler import CompiledGame
@@ -113,6 +113,10 @@ def view(g: CompiledGame, s: GameState, player: int, decision: dict | None) -> d
     token_counts = {k: v for k, v in s.tokens.items() if not any(k.startswith(f"p{p}|") for p in secret)}
     for p in secret:
         token_counts.update(shown[p]["tokens"])
+    supply = supply_seen(g, s, player) if secret else None
+    if supply is not None:  # what the others paid or took in secret is not shown in the supply either
+        token_counts = {k: v for k, v in token_counts.items() if not k.startswith("supply|")}
+        token_counts.update(supply)
     for key, count in token_counts.items():
         if not count:
             continue
@@ -203,9 +207,111 @@ def information_state(g: CompiledGame, s: GameState, player: int, decision: dict
 # ---- resampling ---------------------------------------------------------------------------
 
 
+def branch_starts(s: GameState, players: list[int], first: Frame) -> dict[int, BranchStart]:
+    """What each of `players` needs to be put back where they stand now, as their part of a
+    `simultaneously` begins with the frame `first` (its locals but the player's own): see
+    ``BranchStart``. One pass over the zones, vars, cells and knowledge for all of them."""
+    wanted = {str(p): p for p in players}
+    zones: dict[int, dict[str, list[int]]] = {p: {} for p in players}
+    owner: dict[int, int] = {}  # card -> the player whose zone holds it
+    for key, cards in s.zones.items():
+        p = wanted.get(key.rpartition("#")[2]) if "#" in key else None
+        if p is not None:
+            zones[p][key] = cards[:]
+            for c in cards:
+                owner[c] = p
+    card_vars: dict[int, dict[str, Any]] = {p: {} for p in players}
+    for key, value in s.vars.items():
+        if "@" in key:
+            p = owner.get(int(key.rpartition("@")[2]))
+            if p is not None:
+                card_vars[p][key] = value
+    cells: dict[int, dict[str, list]] = {p: {} for p in players}
+    for key, cell in s.cells.items():
+        p = owner.get(int(key))
+        if p is not None:
+            cells[p][key] = cell[:]
+    known: dict[int, dict[str, int]] = {p: {} for p in players}
+    for key, mask in s.known.items():
+        p = owner.get(int(key))
+        if p is not None:
+            known[p][key] = mask
+    supply = {k: v for k, v in s.tokens.items() if k.startswith("supply|")}
+    once = s.once[:]
+    out = {}
+    for p in players:
+        frame = _copy_frame(first)
+        frame.locals = {**frame.locals}
+        out[p] = BranchStart(frame, zones[p], card_vars[p], cells[p], known[p], supply, once)
+    return out
+
+
+def supply_seen(g: CompiledGame, s: GameState, player: int) -> dict[str, int] | None:
+    """The supply's tokens as `player` knows them while others choose at the same time: as the
+    step began, changed by the player's own part only (None when nobody else is choosing, or
+    a save does not say how the step began). A part trades tokens with the supply only for its
+    own player's, so the player's own net change per kind of token is what their part moved
+    (taken from the supply's sides as `pay` takes them, returned to its first side)."""
+    others = [b for b in s.branches if b.player != player]
+    if not others or any(b.start is None for b in others):
+        return None
+    supply = dict(others[0].start.supply)
+    mine = next((b for b in s.branches if b.player == player), None)
+    if mine is None:
+        return supply
+    before, now = mine.shown.get("tokens", {}), s.tokens
+    mark = f"p{player}|"
+    for token, sides in g.token_sides.items():
+        net = (sum(now.get(f"{mark}{token}|{sd}", 0) for sd in sides)
+               - sum(before.get(f"{mark}{token}|{sd}", 0) for sd in sides))
+        if net < 0:
+            k = f"supply|{token}|{sides[0]}"
+            supply[k] = supply.get(k, 0) - net
+        for sd in reversed(sides):
+            if net <= 0:
+                break
+            k = f"supply|{token}|{sd}"
+            take = min(net, supply.get(k, 0))
+            if take:
+                supply[k] -= take
+                net -= take
+    return supply
+
+
+def _put_back(t: GameState, b: Any) -> None:
+    """Put another player's part of a `simultaneously` back where it stood when the step began:
+    their own zones, cards' vars, cells and knowledge, vars and tokens, `once` marks, and the
+    part itself (its first frame, no decision, nothing logged). ``t`` is the resampler's own copy."""
+    start, p = b.start, b.player
+    own: set[int] = set()
+    for key, cards in start.zones.items():  # the same cards: a part moves its player's cards among their zones
+        t.zones[key] = cards[:]
+        for c in cards:
+            t.where[c] = key
+        own.update(cards)
+    names = {str(c) for c in own}
+    t.cells = {k: v for k, v in t.cells.items() if k not in names}
+    t.cells.update({k: v[:] for k, v in start.cells.items()})
+    t.known = {k: v for k, v in t.known.items() if k not in names}
+    t.known.update(start.known)
+    t.vars = {k: v for k, v in t.vars.items() if "@" not in k or int(k.rpartition("@")[2]) not in own}
+    t.vars.update(start.vars)
+    t.vars.update(b.shown["vars"])
+    mark = f"p{p}|"
+    t.tokens = {k: v for k, v in t.tokens.items() if not k.startswith(mark)}
+    t.tokens.update(b.shown["tokens"])
+    before = set(start.once)
+    t.once = [k for k in t.once if k in before or k.split("|")[1:2] != [str(p)]]
+    b.stack, b.pending, b.count, b.log, b.actions = [_copy_frame(start.frame)], None, 0, [], []
+
+
 def unknown_cards(g: CompiledGame, s: GameState, player: int) -> list[int]:
-    """The cards a player does not know, in zone order (their places are what they know of them)."""
-    secret = {b.player for b in s.branches if b.player != player}
+    """The cards a player does not know, in zone order (their places are what they know of them).
+
+    While others choose at the same time, a zone of theirs is left alone ("frozen") only when a
+    save does not say how their part began (``Branch.start``); ``resample`` puts every other
+    part back first, so nothing is frozen."""
+    secret = {b.player for b in s.branches if b.player != player and b.start is None}
     out = []
     for key, cards in s.zones.items():
         owner = key.partition("#")[2]
@@ -223,10 +329,21 @@ def resample(g: CompiledGame, s: GameState, player: int, seed: int) -> GameState
     among the places they cannot see (each kind of card among the places of its kind), every
     reference to a card following its place, and a fresh random generator."""
     t = s.copy()
+    # What the others have done so far in a `simultaneously` is theirs alone: put their parts
+    # back to where the step began (the caller runs them again to their first decision, in the
+    # new deal: ``State.resample``), and the supply as the player knows it.
+    others = [b for b in t.branches if b.player != player and b.start is not None]
+    if others:
+        supply = supply_seen(g, s, player)
+        for b in others:
+            _put_back(t, b)
+        if supply is not None:
+            t.tokens = {k: v for k, v in t.tokens.items() if not k.startswith("supply|")}
+            t.tokens.update(supply)
     rng = (int(seed) * 0x9E3779B97F4A7C15 + 0x5851F42D4C957F2D) & MASK64
     rng, _ = rng_next(rng)
     by_kind: dict[str, list[int]] = {}
-    for c in unknown_cards(g, s, player):
+    for c in unknown_cards(g, t, player):
         by_kind.setdefault(g.card_kinds[c], []).append(c)
     mapping: dict[int, int] = {}
     for kind in sorted(by_kind):
@@ -267,6 +384,20 @@ def _rename_cards(g: CompiledGame, t: GameState, mapping: dict[int, int]) -> Non
     for k in list(t.vars):
         if k.split("#")[0].split("@")[0] in g.var_card_types:
             t.vars[k] = deep(t.vars[k])
+    for b in t.branches:  # how each part began and what others saw of it, in the new deal too
+        b.shown = {**b.shown, "vars": {k: deep(v) if k.split("#")[0] in g.var_card_types else v
+                                       for k, v in b.shown["vars"].items()}}
+        st = b.start
+        if st is not None:
+            frame = _copy_frame(st.frame)
+            typed = g.card_locals.get(frame.code, ())
+            frame.locals = {k: deep(v) if k in typed else v for k, v in frame.locals.items()}
+            b.start = attrs.evolve(
+                st, frame=frame, zones={k: [card(c) for c in cards] for k, cards in st.zones.items()},
+                vars={(r := _rename_var(k, mapping)): deep(v) if r.split("@")[0] in g.var_card_types else v
+                      for k, v in st.vars.items()},
+                cells={str(card(int(k))): v for k, v in st.cells.items()},
+                known={str(card(int(k))): v for k, v in st.known.items()})
     stacks = [t.stack] + [b.stack for b in t.branches]
     for stack in stacks:
         for f in stack:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .budget import MAX_INT, MAX_ITEMS, MAX_LASTING, MAX_LOG_LINE, MAX_VALUE_DEPTH
-from .state import GameState, Pending
+from .runtime import MAX_COORDINATE
+from .state import BranchStart, Frame, GameState, Pending
 
 if TYPE_CHECKING:
     from .compiler import CompiledGame
@@ -193,4 +194,70 @@ def structure_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: C90
         for key, count in shown["tokens"].items():
             if not _token_key_ok(g, key, players) or type(count) is not int or count < 0:
                 return "a malformed record of what others see of a choosing player"
+        if b.start is not None:
+            problem = _start_problem(g, s, b.player, b.start)
+            if problem:
+                return f"a malformed record of how a choosing player's part began ({problem})"
+    if s.branches and any(b.start is not None for b in s.branches) and not _supply_kept(g, s):
+        return "a malformed record of how a choosing player's part began (its supply)"
+    return None
+
+
+def _supply_kept(g: CompiledGame, s: GameState) -> bool:
+    """Whether every part began with the same supply and, kind by kind, the supply and the
+    choosing players hold as many tokens as they did then (parts trade only with the supply)."""
+    starts = [b.start for b in s.branches]
+    if any(st is None or st.supply != starts[0].supply for st in starts):
+        return False
+    holders = ["supply"] + [f"p{b.player}" for b in s.branches]
+
+    def totals(tokens: dict) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for key, count in tokens.items():
+            parts = str(key).split("|")
+            if len(parts) == 3 and parts[0] in holders and type(count) is int:
+                out[parts[1]] = out.get(parts[1], 0) + count
+        return {k: v for k, v in out.items() if v}
+    then = dict(starts[0].supply)
+    for b in s.branches:
+        then.update(b.shown["tokens"])
+    return totals(then) == totals(s.tokens)
+
+
+def _start_problem(g: CompiledGame, s: GameState, player: int, start: BranchStart) -> str | None:  # noqa: C901
+    """Why a `simultaneously` part could not be put back as `start` says (``information.resample``
+    trusts it): the first frame, the player's own zones holding exactly the cards they hold now
+    (a part moves its player's cards among their own zones only), and the cards' vars, cells
+    and knowledge, the supply and the `once` marks in the state's own shapes."""
+    f, players, n_cards = start.frame, s.num_players, len(g.card_names)
+    if not (isinstance(f, Frame) and f.code in g.codes and f.pc == 0 and isinstance(f.locals, dict)
+            and all(isinstance(k, str) and value_problem(v) is None for k, v in f.locals.items())):
+        return "its first frame"
+    own = str(player)
+    if not isinstance(start.zones, dict) or any(
+            key not in s.zones or key.rpartition("#")[2] != own or not isinstance(cards, list)
+            or not all(type(c) is int and 0 <= c < n_cards for c in cards) for key, cards in start.zones.items()):
+        return "its zones"
+    then = sorted(c for cards in start.zones.values() for c in cards)
+    mine = {k for k in s.zones if "#" in k and k.rpartition("#")[2] == own}
+    now = sorted(c for key in mine for c in s.zones[key])
+    if then != now or set(start.zones) != mine:
+        return "its zones hold other cards than the player's zones"
+    held = {str(c) for c in then}
+    for key, value in start.vars.items():
+        if not (_var_key_ok(g, key, players) and "@" in key and key.rpartition("@")[2] in held) or value_problem(value):
+            return "its cards' vars"
+    for key, cell in start.cells.items():
+        if key not in held or not (isinstance(cell, list) and len(cell) == 3
+                                   and all(type(x) is int and abs(x) <= MAX_COORDINATE for x in cell[:2])
+                                   and cell[2] in ("north", "east", "south", "west")):
+            return "its cells"
+    for key, mask in start.known.items():
+        if key not in held or type(mask) is not int or not 0 <= mask < 1 << players:
+            return "its knowledge of cards"
+    for key, count in start.supply.items():
+        if not (_token_key_ok(g, key, players) and key.startswith("supply|")) or type(count) is not int or count < 0:
+            return "its supply"
+    if not isinstance(start.once, list) or not all(isinstance(x, str) for x in start.once):
+        return "its `once` marks"
     return None

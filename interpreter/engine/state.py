@@ -41,6 +41,25 @@ class Pending:
 
 
 @attrs.define
+class BranchStart:
+    """What a `simultaneously` part needs to be put back where it stood when the step began,
+    besides ``Branch.shown`` (the player's vars and tokens then): the part's first frame and the
+    player's own things a part may change (``Machine.shared_change`` refuses any other).
+
+    A determinisation (``information.resample``) puts the other players' parts back and runs
+    them again, since what they did so far is not the seat's to know. Never changed once made,
+    so copies of the state share it."""
+
+    frame: Frame  # the part's first frame, as it began
+    zones: dict[str, list[int]]  # the player's own zones (key `name#p`) -> their cards
+    vars: dict[str, Any]  # the vars of those cards (`name@card`)
+    cells: dict[str, list]  # where those cards lay on grids
+    known: dict[str, int]  # who knew those cards
+    supply: dict[str, int]  # the supply's tokens ("supply|token|side" -> count)
+    once: list[str]  # the `once` marks made before the step
+
+
+@attrs.define
 class Branch:
     """One player's part of a `simultaneously` block: their own frames, decision and log."""
 
@@ -51,6 +70,7 @@ class Branch:
     log: list[list] = attrs.Factory(list)
     actions: list[list] = attrs.Factory(list)
     shown: dict[str, Any] = attrs.Factory(dict)  # the player's own things as others last saw them
+    start: BranchStart | None = None  # None in saves made before it was kept: see BranchStart
 
 
 @attrs.define
@@ -115,7 +135,7 @@ class GameState:
             [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting] if self.lasting else [],
             self.over, self.decisions, self.log[:], self.actions[:],
             [Branch(b.player, [_copy_frame(f) for f in b.stack] if b.stack else [], b.pending, b.count,
-                    b.log[:], b.actions[:], b.shown) for b in self.branches] if self.branches else [],
+                    b.log[:], b.actions[:], b.shown, b.start) for b in self.branches] if self.branches else [],
             {k: v[:] for k, v in self.cells.items()} if self.cells else {},
             dict(self.known), self.chance,
             {k: v[:] for k, v in self.unordered.items()} if self.unordered else {},

@@ -37,7 +37,7 @@ import attrs
 from rulelang import nodes as n
 from rulelang.diagnostics import RuleRuntimeError
 
-from .information import card_visible
+from .information import card_visible, supply_seen
 from .runtime import RULE_FAULTS, Machine, python_error
 
 Fn = Callable[[Any, dict], Any]
@@ -101,7 +101,7 @@ class _Viewer:
         self.secret = secret  # player -> their things as shown when the simultaneous choosing began
 
 
-def viewer_state(state: Any, player: int) -> tuple[Any, dict[int, dict]]:
+def viewer_state(game: Any, state: Any, player: int) -> tuple[Any, dict[int, dict]]:
     """A copy of the state as ``player`` may read it: the others still choosing at the same time
     have their vars and tokens as they were when the choosing began."""
     shown = {b.player: b.shown for b in state.branches if b.player != player}
@@ -115,12 +115,16 @@ def viewer_state(state: Any, player: int) -> tuple[Any, dict[int, dict]]:
         for key in [k for k in s.tokens if k.startswith(f"p{p}|")]:
             del s.tokens[key]
         s.tokens.update(things["tokens"])
+    supply = supply_seen(game, state, player)
+    if supply is not None:  # nor what they paid to the supply or took from it
+        s.tokens = {k: v for k, v in s.tokens.items() if not k.startswith("supply|")}
+        s.tokens.update(supply)
     return s, shown
 
 
 def evaluate(game: Any, state: Any, player: int) -> dict:
     """The table view of ``state`` for ``player`` (see the module's doc)."""
-    s, secret = viewer_state(state, player)
+    s, secret = viewer_state(game, state, player)
     m = Machine(game, s)
     viewer = _Viewer(player, secret)
     items = _items(game.layout or (), m, {"viewer": player}, viewer)
