@@ -4,12 +4,14 @@ and each new game runs only the rest. These tests hold it to the setup run from 
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 import interpreter
 from interpreter.engine import api, runtime
+from interpreter.engine.state import rng_below, rng_shuffle
 from rulelang.diagnostics import RuleRuntimeError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,3 +90,22 @@ def test_a_count_of_procedure_calls_sees_the_whole_setup(tmp_path):
     finally:
         runtime.push_counter = None
     assert calls == {"proc:bump": 2}
+
+
+def _shuffle_by_steps(state: int, items: list) -> int:
+    """Fisher-Yates over rng_below, as the seeded generator is defined."""
+    for i in range(len(items) - 1, 0, -1):
+        state, j = rng_below(state, i + 1)
+        items[i], items[j] = items[j], items[i]
+    return state
+
+
+def test_the_written_out_shuffle_is_the_generator_s():
+    """rng_shuffle inlines rng_below and rng_next: the same orders and generator states."""
+    rng = random.Random(5)
+    for n in [0, 1, 2, 3, 7, 52, 200]:
+        for _ in range(30):
+            seed = rng.randrange(2**64)
+            a, b = list(range(n)), list(range(n))
+            assert rng_shuffle(seed, a) == _shuffle_by_steps(seed, b)
+            assert a == b

@@ -639,9 +639,12 @@ def _choice_entries(g: CompiledGame, s: GameState, p: Pending, index: int, op: A
 
 
 def _run_action(g: CompiledGame, s: GameState, act: list | None, budget: Budget | None = None,
-                journal: Journal | None = None) -> None:
+                journal: Journal | None = None, branch: Branch | None | bool = False,
+                p: Pending | None = None) -> None:
     """Carry out one decision ([player, index of the action]) or, for None, the setup, on `s`,
-    noting what it changes in ``journal`` (for an undo) when one is given.
+    noting what it changes in ``journal`` (for an undo) when one is given. ``branch`` and ``p``:
+    the part of a `simultaneously` (None: the main stack) and the decision answered, when the
+    caller knows them already.
 
     Raises NeedChance (explicit chance) when an outcome is missing from ``s.tape``; the caller
     then keeps the state from before."""
@@ -651,9 +654,10 @@ def _run_action(g: CompiledGame, s: GameState, act: list | None, budget: Budget 
         m.run()
         return
     player, index = act[0], act[1]
-    branch = next((b for b in s.branches if b.pending is not None and b.pending.player == player),
-                  None) if s.branches else None
-    p = branch.pending if branch is not None else s.pending
+    if branch is False:
+        branch = next((b for b in s.branches if b.pending is not None and b.pending.player == player),
+                      None) if s.branches else None
+        p = branch.pending if branch is not None else s.pending
     frame = (branch.stack if branch is not None else s.stack)[-1]  # the choice being answered
     op = g.codes[frame.code][frame.pc]
     try:
@@ -771,13 +775,18 @@ class State:
         return [(None, s.pending)] if s.pending is not None else []
 
     @property
-    @_locked
     def decision(self) -> Decision | None:
+        with self._lock:  # what `_locked` does, without its call: the hot path of playouts
+            s = self.s
+            p = s.pending
+            if p is not None and not s.branches and not s.over and s.chance_at is None:  # the common case
+                return Decision((p.player,), False, p.prompt)
+            return self._decision()
+
+    def _decision(self) -> Decision | None:
         s = self.s
         if s.chance_at is not None:
             return Decision((CHANCE,), False, "Chance")
-        if not s.branches and not s.over and s.pending is not None:  # the common case, directly
-            return Decision((s.pending.player,), False, s.pending.prompt)
         waiting = self._waiting()
         if not waiting:
             return None
@@ -828,10 +837,17 @@ class State:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
         self._carry_out(branch, p, index, budget)
 
-    @_locked
     def num_actions(self, player: int | None = None) -> int:
         """How many legal actions ``player`` (default: the first player deciding) has now; with
         ``apply_index``, the lean path for programs that need no labels nor Action objects."""
+        with self._lock:  # what `_locked` does, without its call: the hot path of playouts
+            s = self.s
+            p = s.pending
+            if p is not None and not s.branches and not s.over and s.chance_at is None:
+                return len(p.values) if player is None or player == p.player else 0
+            return self._num_actions(player)
+
+    def _num_actions(self, player: int | None) -> int:
         if self.s.chance_at is not None:  # the outcomes of the chance node, as legal_actions lists them
             return len(self.chance_outcomes()) if player in (None, CHANCE) else 0
         for _, p in self._waiting():
@@ -839,31 +855,38 @@ class State:
                 return len(p.values)
         return 0
 
-    @_locked
     def apply_index(self, index: int, player: int | None = None, budget: Budget | None = None) -> None:
         """Apply the legal action at ``index`` in ``legal_actions(player)`` (default: the first
         player deciding): the lean path for programs, with no Action objects made or compared.
         An index out of range raises IllegalAction and changes nothing."""
+        with self._lock:  # what `_locked` does, without its call: the hot path of playouts
+            s = self.s
+            p = s.pending
+            if (p is not None and not s.branches and not s.over and s.chance_at is None
+                    and (player is None or player == p.player) and index.__class__ is int
+                    and 0 <= index < len(p.values)):
+                self._carry_out(None, p, index, budget)  # one player deciding, the common case, directly
+            else:
+                self._apply_index_elsewhere(index, player, budget)
+
+    def _apply_index_elsewhere(self, index: int, player: int | None, budget: Budget | None) -> None:
+        """``apply_index`` at a chance node, in a step of choosing at once, or refused."""
         if self.s.chance_at is not None:
             outcomes = self.chance_outcomes()
             if player not in (None, CHANCE) or not _is_int(index) or not 0 <= index < len(outcomes):
                 raise IllegalAction(f"action {_show(index)} is not one of the {len(outcomes)} chance outcomes now")
             self._apply_chance(outcomes[index][0])
             return
-        s = self.s
-        if not s.branches and not s.over and s.pending is not None and player in (None, s.pending.player):
-            branch, p = None, s.pending  # one player deciding, the common case, directly
+        waiting = self._waiting()
+        if not waiting:
+            raise IllegalAction("the game is over")
+        if player is None:
+            branch, p = waiting[0]
         else:
-            waiting = self._waiting()
-            if not waiting:
-                raise IllegalAction("the game is over")
-            if player is None:
-                branch, p = waiting[0]
-            else:
-                found = [(b, q) for b, q in waiting if q.player == player]
-                if not found:
-                    raise IllegalAction(f"{_show(player)} cannot act now")
-                branch, p = found[0]
+            found = [(b, q) for b, q in waiting if q.player == player]
+            if not found:
+                raise IllegalAction(f"{_show(player)} cannot act now")
+            branch, p = found[0]
         if not _is_int(index) or not 0 <= index < len(p.values):
             raise IllegalAction(f"action {_show(index)} is not one of the {len(p.values)} legal now")
         self._carry_out(branch, p, index, budget)
@@ -876,7 +899,7 @@ class State:
         s = self.s
         undo = Undo(s)
         try:
-            _run_action(self.game.compiled, s, [p.player, index], budget, undo.journal)
+            _run_action(self.game.compiled, s, [p.player, index], budget, undo.journal, branch, p)
         except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
             undo.restore(s)
             s.chance_at = [[p.player, index, p.serial], need.key, need.cards]

@@ -192,8 +192,21 @@ def rng_below(state: int, bound: int) -> tuple[int, int]:
 
 
 def rng_shuffle(state: int, items: list) -> int:
-    """Fisher-Yates in place; returns the new generator state."""
+    """Fisher-Yates in place; returns the new generator state. The numbers of ``rng_below`` (and
+    so of ``rng_next``), written out: a shuffle is most of the setup of a small card game."""
     for i in range(len(items) - 1, 0, -1):
-        state, j = rng_below(state, i + 1)
+        bound = i + 1
+        limit = _TWO_64 - _TWO_64 % bound
+        while True:
+            state = (state + 0x9E3779B97F4A7C15) & MASK64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            x = z ^ (z >> 31)
+            if x < limit:
+                break
+        j = x % bound
         items[i], items[j] = items[j], items[i]
     return state
+
+
+_TWO_64 = 1 << 64
