@@ -109,3 +109,26 @@ def test_the_written_out_shuffle_is_the_generator_s():
             a, b = list(range(n)), list(range(n))
             assert rng_shuffle(seed, a) == _shuffle_by_steps(seed, b)
             assert a == b
+
+
+def test_games_of_the_same_deal_are_copied_and_equal_their_full_setup():
+    """Kuhn poker's setup shuffles three cards and draws nothing more: six deals, each set up once
+    and copied after, every copy the game its own setup makes (its own seed and generator)."""
+    game = interpreter.load(str(ROOT / "examples" / "games" / "kuhn_poker"))
+    g = game.compiled
+    for seed in range(150):
+        assert game.new_game(players=2, seed=seed).s == api._full_setup(g, 2, seed)[0], seed
+    memo = game._deals[2]
+    assert memo.states is not None and len(memo.states) == 6
+    assert memo.hits == 150 - 6
+
+
+def test_deals_that_do_not_come_back_are_not_kept():
+    """Twenty cards have too many orders: after MAX_DEALS_TRIED games without a deal seen twice,
+    nothing more is kept, and new games are still their full setups."""
+    game = interpreter.load(str(FIXTURES / "coin"))
+    g = game.compiled
+    for seed in range(api.MAX_DEALS_TRIED + 5):
+        assert game.new_game(players=2, seed=seed).s == api._full_setup(g, 2, seed)[0], seed
+    memo = game._deals[2]
+    assert memo.states is None and memo.hits == 0

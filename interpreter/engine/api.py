@@ -35,7 +35,7 @@ from .chance import CHANCE, NeedChance
 from .compiler import CompiledGame, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, SeedPoint, python_error
 from .save_check import structure_problem
-from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending, rng_below
+from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending, rng_below, rng_shuffle
 from .table import evaluate as evaluate_table
 from .undo import Journal, Undo
 
@@ -319,7 +319,13 @@ class Game:
             if start is _UNKNOWN:
                 start = starts[players] = _record_setup(g, players)
             if start is not None:
-                return State(self, _from_start(g, start, seed)[0])
+                if start.zone is None:
+                    return State(self, _from_start(g, start, seed)[0])
+                deals = self.__dict__.setdefault("_deals", {})
+                memo = deals.get(players)
+                if memo is None:
+                    memo = deals[players] = _Deals()
+                return State(self, _dealt(g, start, seed, memo))
         s = _blank_state(g, players, seed)
         s.chance = chance
         start_state = s.copy() if chance == "explicit" else None
@@ -394,6 +400,50 @@ class _SetupStart:
     state: GameState  # the setup of seed 0 stopped where it would first draw (or waiting, when done)
     used: int  # the budget spent by then
     done: bool  # the setup never draws: `state` waits for the first decision
+    zone: str | None = None  # the zone it first shuffles, when it stops at a shuffle of one zone
+
+
+# A setup's first shuffle decides the rest of it when the setup draws nothing more: new games whose
+# first shuffle gives the same order (a few cards have few orders: three have six) are the same
+# game but for their generator, and are copied from the first of them. A game with too many orders
+# for the same order to come back gives up after MAX_DEALS_TRIED games without one.
+MAX_DEALS = 4096
+MAX_DEALS_TRIED = 64
+
+
+class _Deals:
+    """The setups done so far, by the order of their first shuffle (for one player count)."""
+
+    __slots__ = ("states", "tried", "hits")
+
+    def __init__(self) -> None:
+        self.states: dict[tuple, GameState] | None = {}  # None: given up
+        self.tried = 0
+        self.hits = 0
+
+
+def _dealt(g: CompiledGame, start: _SetupStart, seed: int, memo: _Deals) -> GameState:
+    """A new game from the record of its setup, copied from an earlier game of the same first
+    shuffle when there is one (its own seed and generator put back)."""
+    states = memo.states
+    if states is None:
+        return _from_start(g, start, seed)[0]
+    order = start.state.zones[start.zone][:]
+    rng = rng_shuffle(seed, order)  # what the setup's shuffle will make of the zone
+    key = tuple(order)
+    same = states.get(key)
+    if same is not None:
+        memo.hits += 1
+        s = same.copy()
+        s.seed, s.rng = seed, rng
+        return s
+    s = _from_start(g, start, seed)[0]
+    memo.tried += 1
+    if memo.hits == 0 and memo.tried >= MAX_DEALS_TRIED:
+        memo.states = None  # the orders do not come back: stop remembering them
+    elif s.rng == rng and len(states) < MAX_DEALS:  # the setup drew nothing after that shuffle
+        states[key] = s.copy()
+    return s
 
 
 def _blank_state(g: CompiledGame, players: int, seed: int) -> GameState:
@@ -449,13 +499,14 @@ def _record_setup(g: CompiledGame, players: int) -> _SetupStart | None:
     try:
         m.run()
         used, done = m.budget.used, True
+        zone = None
     except SeedPoint as point:
-        used, done = point.used, False
+        used, done, zone = point.used, False, point.zone
     except Exception:  # noqa: BLE001 - a setup that fails is not recorded; each game reports it
         return None
     if s.rng != s.seed:  # something drew that the record does not know of
         return None
-    start = _SetupStart(s.copy(), used, done)
+    start = _SetupStart(s.copy(), used, done, zone)
     try:
         if not done:
             # The op that stopped runs again from the record: it must stop at the same place with

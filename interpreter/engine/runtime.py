@@ -62,11 +62,13 @@ RULE_FAULTS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeErr
 
 class SeedPoint(Exception):  # noqa: N818 - a signal, not an error
     """A setup being recorded (``api._record_setup``) reached its first use of the seeded
-    generator: everything before it is the same for every seed. ``used``: the budget spent so far."""
+    generator: everything before it is the same for every seed. ``used``: the budget spent so far;
+    ``zone``: the zone about to be shuffled, when that is all the effect does."""
 
-    def __init__(self, used: int):
+    def __init__(self, used: int, zone: str | None):
         super().__init__(used)
         self.used = used
+        self.zone = zone
 
 
 class Unrecordable(Exception):  # noqa: N818 - a signal, not an error
@@ -364,15 +366,16 @@ class Machine:
             dst.insert(max(0, min(int(position), len(dst))), card)
         s.where[card] = key
 
-    def seed_point(self) -> None:
+    def seed_point(self, shuffles: str | None = None) -> None:
         """Called before an effect that may draw from the seeded generator, before it changes
-        anything: a setup being recorded stops here (everything so far is the same for every
-        seed); one being replayed from here takes the budget the recorded run had spent."""
+        anything (``shuffles``: the zone it shuffles, when that is all it does): a setup being
+        recorded stops here (everything so far is the same for every seed); one being replayed
+        from here takes the budget the recorded run had spent."""
         mode = self.seed_mode
         if mode == "record":
             if self.branch is not None:
                 raise Unrecordable
-            raise SeedPoint(self.budget.used)
+            raise SeedPoint(self.budget.used, shuffles)
         if mode is not None:
             self.budget.used = mode
             self.seed_mode = None
@@ -517,7 +520,7 @@ def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=N
 
 def _eff_shuffle(m: Machine, zone, into=None) -> None:
     if m.seed_mode is not None:
-        m.seed_point()
+        m.seed_point(zone if into is None else None)
     if into is not None:
         for c in list(m.zone(zone)):
             m.move_card(c, into)
