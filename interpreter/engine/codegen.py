@@ -1294,3 +1294,222 @@ def _field_names(cls: type) -> tuple[str, ...]:
 @cache
 def _is_node(cls: type) -> bool:
     return attrs.has(cls)
+
+
+# ---- procedures as generated code ------------------------------------------------------------
+#
+# The step loop (``Machine._steps``) runs one op per step: it charges the step, forgets the
+# defines' results of the op before, calls the op and looks whether it parked, pushed a frame,
+# ended the game or started a `simultaneously`. Most ops can do none of that (a `let`, a `set`,
+# an `if`'s test, a loop's step, a jump), and calling them one by one through the loop was much
+# of the time of games whose rules are mostly statements. `code_runs` generates, for each code,
+# functions ("runs") that do its ops in place: from an *entry* pc straight on through the code,
+# an `if` as a Python `if`, a jump back to the entry as `continue`, each op's charge and memo
+# forgetting written out before it, exactly as the loop does them. A run ends, with `fr.pc`
+# where the loop goes on, before an op it does not know (a choice, a menu, `may`: the loop
+# runs those as before), after an op that may stop (a procedure call, an effect, which may
+# raise an event, `return`), and where several ways meet (a loop's head, the code after an
+# `if`), so no op is generated twice. Each of those pcs is an entry with a run of its own, so
+# the loop calls a run at almost every pc it meets; a pc without one (None) is stepped as
+# before. The numbering of ops does not change: a state saved anywhere resumes at its pc. On
+# an error the run leaves the pc of the op that raised in `fr.pc`, and the loop reports the
+# error at that op's position. No rule text becomes source: every op, its expressions, the
+# locals' names and the positions are read from the run's namespace by names made of indices;
+# the only literals are pcs.
+
+_RUN_OPS = 48  # ops generated into one run at most (the code after an `if` is generated per branch)
+_RUN_DEPTH = 24  # nested `if`s in one run at most (Python limits indentation)
+
+
+class _StepsGen:
+    def __init__(self) -> None:
+        self.ns: dict[str, Any] = {}
+        self.names: dict[int, str] = {}
+        self.source: list[str] = []
+        self.runs = 0
+        self.joins: set[int] = set()  # the pcs of the code being generated reached from two places or more
+
+    def name(self, obj: Any) -> str:
+        """A namespace name for an op, an expression's function, a local's name or a position."""
+        if obj is None or type(obj) in (int, bool):
+            return repr(obj)
+        known = self.names.get(id(obj))
+        if known is None:
+            known = self.names[id(obj)] = f"_s{len(self.names)}"
+            self.ns[known] = obj
+        return known
+
+    def code(self, code: list) -> list[str | None]:
+        """The entries of one code: per pc, the name of its run or None."""
+        end = len(code)
+        entries: list[str | None] = [None] * end
+        into = [0] * (end + 1)  # how many places each pc is reached from
+        into[0] = 1  # the start of the code
+        for pc, op in enumerate(code):
+            for to in _successors(op, pc):
+                if 0 <= to <= end:
+                    into[to] += 1
+        self.joins = {pc for pc in range(end) if into[pc] > 1}
+        work = [0]
+        seen: set[int] = set()
+        while work:
+            pc = work.pop()
+            if pc in seen or not (0 <= pc < end):
+                continue
+            seen.add(pc)
+            op = code[pc]
+            shape = getattr(op, "shape", None)
+            if shape is not None and shape[0] in ("effect", "leaf"):  # a run of it alone would gain nothing
+                work.append(pc + 1)
+                continue
+            if shape is None:  # run by the loop; where it may go on are entries
+                work.append(pc + 1)
+                work.extend(getattr(op, "starts", ()))
+                end_of = getattr(op, "end", None)
+                if type(end_of) is int:
+                    work.append(end_of)
+                continue
+            entries[pc] = self.run(code, pc, work)
+        return entries
+
+    def run(self, code: list, entry: int, work: list[int]) -> str:
+        name = f"_run{self.runs}"
+        self.runs += 1
+        lines: list[str] = []
+        state = {"ops": 0, "loops": False}
+
+        def leaf(pc: int, ind: str) -> None:
+            if pc == entry:
+                lines.append(f"{ind}continue")
+                state["loops"] = True
+                return
+            work.append(pc)
+            lines.append(f"{ind}fr.pc = {pc}")
+            lines.append(f"{ind}return")
+
+        def walk(pc: int, ind: str, path: frozenset, dirty: bool, depth: int) -> None:  # noqa: C901
+            if pc >= len(code):
+                lines.append(f"{ind}fr.pc = {len(code)}")
+                lines.append(f"{ind}return")
+                return
+            if path and (pc == entry or pc in path or pc in self.joins):
+                # where several ways meet (a loop's head, the code after an `if`): a run of its
+                # own, so no op is generated twice and the module stays small
+                leaf(pc, ind)
+                return
+            op = code[pc]
+            shape = getattr(op, "shape", None)
+            if shape is None or (path and (state["ops"] >= _RUN_OPS or depth >= _RUN_DEPTH)):
+                leaf(pc, ind)
+                return
+            state["ops"] += 1
+            path = path | {pc}
+            o = self.name(op)
+            lines.append(f"{ind}pc = {pc}")
+            lines.append(f"{ind}b.used += 1")
+            lines.append(f"{ind}if b.used > b.limit:")
+            lines.append(f"{ind}    b.charge(0, {self.name(getattr(op, 'pos', None))})")
+            if dirty:
+                lines.append(f"{ind}if m.memo:")
+                lines.append(f"{ind}    m.memo = {{}}")
+            kind = shape[0]
+            if kind == "pass":
+                walk(pc + 1, ind, path, False, depth)
+            elif kind == "jump":
+                walk(shape[1], ind, path, False, depth)
+            elif kind == "let":
+                lines.append(f"{ind}L[{self.name(shape[1])}] = {self.name(shape[2])}(m, L)")
+                walk(pc + 1, ind, path, True, depth)
+            elif kind == "set":
+                lines.append(f"{ind}{self.name(shape[1])}(m, L, {self.name(shape[2])}(m, L))")
+                walk(pc + 1, ind, path, True, depth)
+            elif kind == "forget":
+                for local in shape[1]:
+                    lines.append(f"{ind}L.pop({self.name(local)}, None)")
+                walk(pc + 1, ind, path, False, depth)
+            elif kind == "advance":  # the op moves fr.pc on; each way out of a run sets it anyway
+                lines.append(f"{ind}{o}(m, fr)")
+                walk(pc + 1, ind, path, True, depth)
+            elif kind in ("effect", "leaf"):  # after it, the loop looks whether it stopped
+                # (an effect may raise an event, park or end the game; the code after it is
+                # an entry anyway, where the loop goes on once the triggers it started are done)
+                lines.append(f"{ind}fr.pc = {pc}")
+                lines.append(f"{ind}{o}(m, fr)")
+                lines.append(f"{ind}return")
+                work.append(pc + 1)
+            elif kind == "branch":
+                lines.append(f"{ind}if {self.name(shape[1])}(m, L):")
+                walk(pc + 1, ind + "    ", path, True, depth + 1)
+                lines.append(f"{ind}else:")
+                walk(shape[2].target, ind + "    ", path, True, depth + 1)
+            elif kind == "step":
+                items, index, var = (self.name(shape[j]) for j in (1, 2, 3))
+                out = shape[4].target
+                lines.append(f"{ind}_t = L[{index}]")
+                lines.append(f"{ind}if _t >= len(L[{items}]):")
+                walk(out, ind + "    ", path, False, depth + 1)
+                lines.append(f"{ind}else:")
+                lines.append(f"{ind}    L[{var}] = L[{items}][_t]")
+                lines.append(f"{ind}    L[{index}] = _t + 1")
+                walk(pc + 1, ind + "    ", path, False, depth + 1)
+            elif kind == "two":  # the op sets fr.pc to one of two places
+                out = shape[1].target
+                lines.append(f"{ind}fr.pc = {pc}")
+                lines.append(f"{ind}{o}(m, fr)")
+                lines.append(f"{ind}if fr.pc == {out}:")
+                walk(out, ind + "    ", path, True, depth + 1)
+                lines.append(f"{ind}else:")
+                walk(pc + 1, ind + "    ", path, True, depth + 1)
+            else:  # pragma: no cover - a shape the compiler gives and this does not know
+                raise AssertionError(kind)
+
+        walk(entry, "            ", frozenset(), True, 0)
+        head = [f"def {name}(m, fr):",
+                "    L = fr.locals",
+                "    b = m.budget"]
+        head.append("    try:")
+        if state["loops"]:
+            head.append("        while True:")
+        else:  # one pass: the body one level less deep
+            lines[:] = [line[4:] for line in lines]
+        self.source.append("\n".join([*head, *lines,
+                                      "    except BaseException:",
+                                      "        fr.pc = pc  # the op that raised: the loop reports its position",
+                                      "        raise", ""]))
+        return name
+
+
+def _successors(op: Any, pc: int) -> list[int]:
+    """Where the loop may go after the op at `pc` (for a procedure call: where its caller goes on)."""
+    shape = getattr(op, "shape", None)
+    if shape is None:  # a choice, a menu, `may`: on after it, or where the answer leads
+        out = [pc + 1, *getattr(op, "starts", ())]
+        end_of = getattr(op, "end", None)
+        return [*out, end_of] if type(end_of) is int else out
+    kind = shape[0]
+    if kind == "jump":
+        return [shape[1]]
+    if kind == "branch":
+        return [pc + 1, shape[2].target]
+    if kind == "step":
+        return [pc + 1, shape[4].target]
+    if kind == "two":
+        return [pc + 1, shape[1].target]
+    return [pc + 1]
+
+
+def steps_source(code: list) -> tuple[str, dict[str, Any], list[str | None]]:
+    """The generated runs of one code: their source, its namespace, and per pc the run's name."""
+    gen = _StepsGen()
+    entries = gen.code(code)
+    return "\n".join(gen.source), gen.ns, entries
+
+
+def code_runs(code: list) -> list:
+    """Per pc of one code (its ops), the generated run that starts there, or None (see above).
+
+    Made when the code first runs (``Machine._steps``), not at load: a load stays as fast as it
+    was, and only the codes a game uses are ever generated (a few milliseconds in all)."""
+    source, ns, entries = steps_source(code)
+    exec(compile(source, "<rulelang steps>", "exec"), ns)  # noqa: S102 - no rule text in it (see above)
+    return [ns[e] if e is not None else None for e in entries]

@@ -139,6 +139,9 @@ class CompiledGame:
     layout: Any = None  # the game's `table:` section, compiled (interpreter.engine.table), or None
     backend: str = "reference"
     generated: Any = None  # the CodeGen of the codegen backend (its source, slow-path count)
+    # code key -> per pc, the generated run starting there or None (codegen.code_runs), made
+    # when the code first runs; all None with the reference backend, whose step loop calls every op
+    runs: dict = attrs.Factory(dict)
     # Who sees what (interpreter/engine/information.py): var and token name -> public, owner or
     # hidden; the vars holding a card or a list of cards ("card" or "list"); per code key, the
     # locals that may hold cards (so a resampled state renames them with their cards).
@@ -802,20 +805,20 @@ class _Compiler:
             def let(m, fr):
                 fr.locals[name] = f(m, fr.locals)
                 fr.pc += 1
-            ops.append(_wrap(let, pos))
+            ops.append(_wrap(let, pos, ("let", name, f)))
         elif isinstance(s, n.Set):
             ops.append(_wrap(self.set_op(s), pos))
         elif isinstance(s, n.Verb):
             ops.append(_wrap(self.verb_op(s), pos))
         elif isinstance(s, n.Pass):
-            ops.append(_wrap(_advance, pos))
+            ops.append(_wrap(_pass(), pos))
         elif isinstance(s, n.Return):
-            ops.append(_wrap(self.return_op(s, self.returns), pos))
+            ops.append(_wrap(self.return_op(s, self.returns), pos, ("leaf",)))
         elif isinstance(s, n.EndGame):
             def end_game(m, fr):
                 m.log("event", None, "the game ends")
                 m.s.over = True
-            ops.append(_wrap(end_game, pos))
+            ops.append(_wrap(end_game, pos, ("leaf",)))
         elif isinstance(s, n.Log):
             f = self.expr(s.text)
             audience = self.expr(s.audience) if s.audience is not None else None
@@ -828,13 +831,13 @@ class _Compiler:
                                       if isinstance(p, int) and 0 <= p < m.s.num_players})
                 m.log("log", m.current_player(), f(m, fr.locals), readers)
                 fr.pc += 1
-            ops.append(_wrap(log, pos))
+            ops.append(_wrap(log, pos, ("advance",)))
         elif isinstance(s, n.Fail):
             text = s.text
 
             def fail(m, fr):
                 raise RuleRuntimeError(text, pos)
-            ops.append(_wrap(fail, pos))
+            ops.append(_wrap(fail, pos, ("leaf",)))
         elif isinstance(s, n.Emit):
             args = [self.expr(a) for a in s.args]
             event = s.event
@@ -843,7 +846,7 @@ class _Compiler:
                 values = [f(m, fr.locals) for f in args]
                 fr.pc += 1
                 m.emit(event, values, pos)
-            ops.append(_wrap(emit, pos))
+            ops.append(_wrap(emit, pos, ("effect",)))
         elif isinstance(s, n.Start):
             player = self.expr(s.player) if s.player is not None else None
             name, unit, count = s.modifier, s.unit, 2 if s.next else 1
@@ -854,7 +857,7 @@ class _Compiler:
                 m.start_lasting(name, player(m, fr.locals) if player else None, unit, count)
                 m.log("event", None, f"{name} starts")
                 fr.pc += 1
-            ops.append(_wrap(start, pos))
+            ops.append(_wrap(start, pos, ("advance",)))
         elif isinstance(s, n.If):
             self.if_stmt(s, ops)
         elif isinstance(s, n.For):
@@ -864,7 +867,7 @@ class _Compiler:
         elif isinstance(s, n.Repeat):
             count = self.expr(s.count)
             var = self.fresh("repeat")
-            ops.append(_wrap(_setter(var, count), pos))
+            ops.append(_wrap(_setter(var, count), pos, ("let", var, count)))
             top = len(ops)
             jump_out = _Jump(pos)
 
@@ -874,11 +877,11 @@ class _Compiler:
                 else:
                     fr.locals[var] -= 1
                     fr.pc += 1
-            ops.append(_wrap(test, pos))
+            ops.append(_wrap(test, pos, ("two", jump_out)))
             self.block(s.body, ops)
             ops.append(_goto(top, pos))
             jump_out.target = len(ops)
-            ops.append(_wrap(_forget(var), pos))
+            ops.append(_wrap(_forget(var), pos, ("forget", (var,))))
         elif isinstance(s, n.Simul):
             ops.append(self.simul_op(s))
         elif isinstance(s, n.Turn):
@@ -929,6 +932,7 @@ class _Compiler:
                 charge_value(m, new, pos)
                 put(m, L, new)
                 fr.pc += 1
+            set_item.shape = ("advance",)  # type: ignore[attr-defined]
             return set_item
         get, put = self.place_of(t)
 
@@ -936,12 +940,15 @@ class _Compiler:
             def set_value(m, fr):  # `set x = v`, the most common: no old value, nothing to combine
                 put(m, fr.locals, value(m, fr.locals))
                 fr.pc += 1
+            local = getattr(put, "local", None)
+            set_value.shape = ("let", local, value) if local is not None else ("set", put, value)  # type: ignore[attr-defined]
             return set_value
 
         def set_value(m, fr):
             L = fr.locals
             put(m, L, combine(m, get(m, L), value(m, L)))
             fr.pc += 1
+        set_value.shape = ("advance",)  # type: ignore[attr-defined]
         return set_value
 
     def place_of(self, t):
@@ -959,6 +966,7 @@ class _Compiler:
 
             def put_local(m, L, v):
                 L[name] = v
+            put_local.local = name  # type: ignore[attr-defined] - generated steps write the local in place
             return (lambda m, L: L.get(name)), put_local
         cat, name = self.p.resolved[id(t)]
         obj = self.expr(t.obj)
@@ -1013,6 +1021,7 @@ class _Compiler:
                     fr.locals[binding] = None  # what it is if the procedure ends without `return`
                     values[RETURN_TO] = binding
                 m.push(key, values, pos)
+            call_proc.shape = ("leaf",)  # type: ignore[attr-defined] - it always pushes a frame
             return call_proc
         b = registry.BY_NAME[name]
         impl = EFFECTS[name]
@@ -1058,6 +1067,7 @@ class _Compiler:
             except (TypeError, ValueError, KeyError, IndexError) as err:
                 raise RuleRuntimeError(f"`{name}` failed: {err}", pos) from None
             fr.pc += 1
+        effect.shape = ("effect",)  # type: ignore[attr-defined] - it may raise an event, park or end the game
         return effect
 
     def param(self, e, prm: registry.Param) -> Fn:
@@ -1090,7 +1100,7 @@ class _Compiler:
 
             def branch(m, fr, test=test, skip=skip):
                 fr.pc = fr.pc + 1 if test(m, fr.locals) else skip.target
-            ops.append(_wrap(branch, cond.pos))
+            ops.append(_wrap(branch, cond.pos, ("branch", test, skip)))
             self.block(body, ops)
             end = _Jump(s.pos)
             ops.append(end)
@@ -1115,7 +1125,7 @@ class _Compiler:
             m.charge(len(fr.locals[items]), s.pos)
             fr.locals[index] = 0
             fr.pc += 1
-        ops.append(_wrap(begin, s.pos))
+        ops.append(_wrap(begin, s.pos, ("advance",)))
         top = len(ops)
         out = _Jump(s.pos)
 
@@ -1128,17 +1138,17 @@ class _Compiler:
             L[var] = L[items][i]
             L[index] = i + 1
             fr.pc += 1
-        ops.append(_wrap(step, s.pos))
+        ops.append(_wrap(step, s.pos, ("step", items, index, var, out)))
         self.block(s.body, ops)
         ops.append(_goto(top, s.pos))
         out.target = len(ops)
-        ops.append(_wrap(_forget(items, index), s.pos))
+        ops.append(_wrap(_forget(items, index), s.pos, ("forget", (items, index))))
 
     def while_stmt(self, s: n.While, ops: list) -> None:
         cond = self.expr(s.cond)
         counter = self.fresh("n")
         limit = s.limit
-        ops.append(_wrap(_setter(counter, lambda m, L: 0), s.pos))
+        ops.append(_wrap(_setter(counter, _const(0)), s.pos, ("advance",)))
         top = len(ops)
         out = _Jump(s.pos)
         pos = s.pos
@@ -1152,11 +1162,11 @@ class _Compiler:
             if limit is not None and L[counter] > limit:
                 raise RuleRuntimeError(f"this loop ran more than its `max {limit}` times", pos)
             fr.pc += 1
-        ops.append(_wrap(test, s.pos))
+        ops.append(_wrap(test, s.pos, ("two", out)))
         self.block(s.body, ops)
         ops.append(_goto(top, s.pos))
         out.target = len(ops)
-        ops.append(_wrap(_forget(counter), s.pos))
+        ops.append(_wrap(_forget(counter), s.pos, ("forget", (counter,))))
 
     def simul_op(self, s: n.Simul):
         """`simultaneously for p in players:` starts one branch per player; the machine runs
@@ -1187,7 +1197,7 @@ class _Compiler:
                             for p in sorted(players)]
             for p, start in starts.items():
                 start.frame.locals[var] = p
-        return _wrap(simultaneously, pos)
+        return _wrap(simultaneously, pos, ("leaf",))
 
     def turn_stmt(self, s: n.Turn, ops: list) -> None:
         player = self.expr(s.player)
@@ -1207,7 +1217,7 @@ class _Compiler:
             m.expire("turn_start", p)
             fr.pc += 1
             m.emit("turn_start", [p], pos)
-        ops.append(_wrap(begin, pos))
+        ops.append(_wrap(begin, pos, ("effect",)))
         self.block(s.body, ops)
 
         def end(m, fr):
@@ -1215,7 +1225,7 @@ class _Compiler:
             m.expire("turn", p)
             fr.pc += 1
             m.emit("turn_end", [p], pos)
-        ops.append(_wrap(end, pos))
+        ops.append(_wrap(end, pos, ("effect",)))
 
     def round_stmt(self, s: n.Round, ops: list) -> None:
         pos = s.pos
@@ -1228,14 +1238,14 @@ class _Compiler:
             m.expire("round_start", None)
             fr.pc += 1
             m.emit("round_start", [], pos)
-        ops.append(_wrap(begin, pos))
+        ops.append(_wrap(begin, pos, ("effect",)))
         self.block(s.body, ops)
 
         def end(m, fr):
             m.expire("round", None)
             fr.pc += 1
             m.emit("round_end", [], pos)
-        ops.append(_wrap(end, pos))
+        ops.append(_wrap(end, pos, ("effect",)))
 
     def menu_stmt(self, s: n.Menu, ops: list) -> None:
         op = _MenuOp(self, s)
@@ -1280,12 +1290,21 @@ def _const(value):
     return lambda m, L: value
 
 
-def _advance(m, fr):
-    fr.pc += 1
+def _pass():
+    """The op of `pass` (a new function each: each holds its own position)."""
+    def advance(m, fr):
+        fr.pc += 1
+    return advance
 
 
-def _wrap(fn, pos):
+def _wrap(fn, pos, shape: tuple | None = None):
+    """An op: its position (for errors) and, when given, its shape: what the generated steps
+    (codegen.code_runs) need to run it in place of calling it (see there)."""
     fn.pos = pos
+    if shape is not None:
+        fn.shape = shape
+    elif not hasattr(fn, "shape"):
+        fn.shape = ("pass",) if fn.__code__ is _pass().__code__ else None
     return fn
 
 
@@ -1314,6 +1333,7 @@ def _jump_to(target: int, pos):
     def jump(m, fr):
         fr.pc = target
     jump.pos = pos  # type: ignore[attr-defined]
+    jump.shape = ("jump", target)  # type: ignore[attr-defined]
     return jump
 
 

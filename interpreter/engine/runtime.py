@@ -75,6 +75,11 @@ class Unrecordable(Exception):  # noqa: N818 - a signal, not an error
     """A setup being recorded used the seeded generator where it cannot be stopped cleanly."""
 
 
+def _op_at(code: list, pc: int) -> Any:
+    """The op at `pc`, or None past the end."""
+    return code[pc] if 0 <= pc < len(code) else None
+
+
 class Machine:
     __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos",
                  "seed_mode")
@@ -124,16 +129,21 @@ class Machine:
         the branch), the game ends, or a `simultaneously` starts (or, in a branch, ends).
 
         One op is one step: it costs one unit of the budget and forgets the defines' results
-        remembered by the op before. The ops of the frame on top run in an inner loop, which
-        looks the frame's code up once rather than once per op (this loop is most of the time
-        of games whose rules are mostly statements)."""
+        remembered by the op before. Where the game has generated runs (``game.runs``, made by
+        codegen.code_runs), the run starting at the frame's pc does that for many ops in a
+        row, in place; an op without one is called here. The ops of the frame on top run in an
+        inner loop, which looks the frame's code up once rather than once per op."""
         s = self.s
         codes = self.game.codes
+        runs_of = self.game.runs
         b = self.budget
         while stack and waits.pending is None and not s.over and (not s.branches) is not in_branch:
             frame = stack[-1]
             code = codes[frame.code]
             end = len(code)
+            runs = runs_of.get(frame.code)
+            if runs is None:
+                runs = runs_of[frame.code] = self.game_runs(frame.code, code)
             depth = len(stack)
             op = None
             try:
@@ -142,24 +152,37 @@ class Machine:
                     if pc >= end:
                         stack.pop()
                         break
-                    op = code[pc]
-                    b.used += 1
-                    if b.used > b.limit:
-                        b.charge(0, getattr(op, "pos", None))
-                    if self.memo:
-                        self.memo = {}
-                    op(self, frame)
+                    run = runs[pc]
+                    if run is not None:
+                        op = None  # on an error, the run leaves the pc of the op that raised in frame.pc
+                        run(self, frame)
+                    else:
+                        op = code[pc]
+                        b.used += 1
+                        if b.used > b.limit:
+                            b.charge(0, getattr(op, "pos", None))
+                        if self.memo:
+                            self.memo = {}
+                        op(self, frame)
                     # `(not s.branches) is in_branch`: a `simultaneously` started (or, in a branch, ended)
                     if waits.pending is not None or s.over or len(stack) != depth or (not s.branches) is in_branch:
                         break
             except RuleRuntimeError as err:
-                pos = getattr(op, "pos", None)
+                pos = getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)
                 if err.pos is None and pos is not None:
                     raise RuleRuntimeError(err.bare_message, pos) from None
                 raise
             except RULE_FAULTS as err:
                 raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
-                                       getattr(op, "pos", None)) from None
+                                       getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
+
+    def game_runs(self, key: str, code: list) -> list:
+        """The generated runs of a code, made the first time it runs (none with the reference)."""
+        if self.game.backend != "codegen":
+            return [None] * len(code)
+        from .codegen import code_runs  # codegen imports this module
+
+        return code_runs(code)
 
     def charge(self, units: int, pos=None) -> None:
         """Pay for work done (see ``budget.py``): no loop, huge list or long text can hang the game."""
