@@ -1310,7 +1310,7 @@ def _is_node(cls: type) -> bool:
 # runs those as before), after an op that may stop (a procedure call, an effect, which may
 # raise an event, `return`), and where several ways meet (a loop's head, the code after an
 # `if`), so no op is generated twice. Each of those pcs is an entry with a run of its own, so
-# the loop calls a run at almost every pc it meets; a pc without one (None) is stepped as
+# the loop calls a run at almost every pc it reaches; a pc without one (None) is stepped as
 # before. The numbering of ops does not change: a state saved anywhere resumes at its pc. On
 # an error the run leaves the pc of the op that raised in `fr.pc`, and the loop reports the
 # error at that op's position. No rule text becomes source: every op, its expressions, the
