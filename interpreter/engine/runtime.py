@@ -29,6 +29,7 @@ from .budget import (
 )
 from .information import card_visible, viewers
 from .state import Branch, Frame, GameState, Lasting, Pending, _copy_value, rng_shuffle
+from .undo import _MISSING
 
 if TYPE_CHECKING:
     from .compiler import CompiledGame
@@ -263,9 +264,13 @@ class Machine:
 
     # ---- events and lasting modifiers
     def emit(self, event: str, args: list, pos=None) -> None:
-        self.memo = {}  # the op that raises an event may have changed the state already
-        self.charge(len(self.game.triggers.get(event, ())), pos)
-        for code_key, names, when in reversed(self.game.triggers.get(event, ())):
+        if self.memo:
+            self.memo = {}  # the op that raises an event may have changed the state already
+        triggers = self.game.triggers.get(event)
+        if not triggers:  # most events of most games start nothing (and pay nothing)
+            return
+        self.charge(len(triggers), pos)
+        for code_key, names, when in reversed(triggers):
             local_values = dict(zip(names, args, strict=False))
             if when is None or when(self, local_values):
                 self.push(code_key, local_values, pos)
@@ -294,10 +299,12 @@ class Machine:
     def log(self, kind: str, player: int | None, text: str, audience: list[int] | None = None) -> None:
         """A log line; `audience` lists the players who read it (None: everyone)."""
         b = self.budget  # charge_text(self, text), written out: a log line is made most steps
-        b.used += len(text)
+        n = len(text)
+        b.used += n
         if b.used > b.limit:
             b.charge(0)
-        text = log_line(text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "...")
+        if n > MAX_LOG_LINE:  # (log_line and the cut of charge_text, only for a line that needs them)
+            text = log_line(text if n <= MAX_TEXT else text[:MAX_TEXT] + "...")
         s = self.s
         lines = len(s.log) + (sum(len(b.log) for b in s.branches) if s.branches else 0)
         if lines >= MAX_LOG_LINES:
@@ -317,9 +324,11 @@ class Machine:
     def set_var(self, key: str, value: Any) -> None:
         """Set a var. A list is stored as its own copy: a var never shares a zone's list (which
         moves would change), so states may share var values, and clones copy no values."""
-        if self.journal is not None:
-            self.journal.var(key, self.s.vars)
-        self.s.vars[key] = _copy_value(value) if isinstance(value, list) else value
+        values = self.s.vars
+        j = self.journal
+        if j is not None and key not in j.vars:  # Journal.var, written out: a var is set most steps
+            j.vars[key] = values.get(key, _MISSING)
+        values[key] = _copy_value(value) if isinstance(value, list) else value
 
     # ---- zones
     def read_zone(self, key: str) -> list[int]:

@@ -1,0 +1,52 @@
+"""The lean path of a decision (``State.apply_index`` and ``apply`` of one player deciding): an
+action that fails halfway leaves the state as it was, and the error names its rule."""
+
+from __future__ import annotations
+
+import pytest
+
+import interpreter
+from rulelang.diagnostics import RuleRuntimeError
+
+RULES = '''game "Half done"
+players 2
+kind gem:
+    value: int
+cards gem (name, value):
+    "Red", 1
+    "Blue", 2
+zone pile: public
+zone hand per player: owner
+var x: int = 0
+var seen: list of int = []
+setup:
+    move cards(gem) to pile
+    shuffle pile
+flow:
+    turn first(players):
+        choose i in [0, 1, 2] by first(players)
+        draw 1 from pile to first(players).hand
+        set x += 5
+        set seen = seen + [i]
+        log "{first(players)} drew"
+        set x = 10 / (i - 1)
+        choose j in [1, 2] by first(players)
+'''
+
+
+def test_an_action_failing_halfway_changes_nothing(tmp_path):
+    (tmp_path / "game.rules").write_text(RULES)
+    state = interpreter.load(str(tmp_path)).new_game(players=2, seed=4)
+    before = state.clone()
+    text = state.to_json()
+    with pytest.raises(RuleRuntimeError, match=r"game\.rules:22:"):
+        state.apply_index(1, 0)  # i = 1: a card drawn, vars set, a line logged, then 10 / 0
+    assert state.s == before.s
+    assert state.to_json() == text
+    assert state.num_actions(0) == 3
+    with pytest.raises(RuleRuntimeError, match=r"game\.rules:22:"):
+        state.apply(state.legal_actions(0)[1])
+    assert state.s == before.s
+    state.apply_index(2, 0)  # i = 2 goes through
+    assert state.s.vars["x"] == 10 and state.s.vars["seen"] == [2]
+    assert len(state.s.zones["hand#0"]) == 1 and state.num_actions(0) == 2
