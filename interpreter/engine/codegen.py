@@ -21,6 +21,7 @@ raises the same error at its exact rule position: the slow path is only taken on
 from __future__ import annotations
 
 import operator
+import re
 import types
 from collections import _count_elements  # type: ignore[attr-defined] - Counter's own C loop
 from collections.abc import Callable
@@ -114,33 +115,34 @@ def _size(x) -> int:
     return total
 
 
-def _iter(m, v):
+def _iter(m, v, per=0):
     """A value's items for a comprehension to iterate, paid for by their number: the value
-    itself (no copy); nothing for an empty one."""
+    itself (no copy); nothing for an empty one. `per`: what each item's work pays besides, paid
+    here for all of them (see `CodeGen.gen`)."""
     if not v:
         return ()
     b = m.budget
-    b.used += len(v)
+    b.used += len(v) * (1 + per)
     if b.used > b.limit:
         m.charge(0)
     return v
 
 
-def _iter_paid_flat(m, v):
+def _iter_paid_flat(m, v, per=0):
     """`_iter(m, _paid_flat(m, v))` in one call: the same two charges, the same items."""
     if isinstance(v, (list, dict)):
         n = len(v)
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
         b = m.budget
-        b.used += 2 * n
+        b.used += (2 + per) * n
         if b.used > b.limit:
             m.charge(0)
         return v
-    return _iter(m, v)
+    return _iter(m, v, per)
 
 
-def _iter_range(m, low, high):
+def _iter_range(m, low, high, per=0):
     """`_iter_paid_flat(m, range(low, high))` without the list: the same checks and charges
     (`range` refuses a long one; its list is paid for, then iterated)."""
     if high - low > MAX_ITEMS:
@@ -150,7 +152,7 @@ def _iter_range(m, low, high):
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
         b = m.budget
-        b.used += 2 * n
+        b.used += (2 + per) * n
         if b.used > b.limit:
             m.charge(0)
     return range(low, high + 1)
@@ -984,6 +986,17 @@ class CodeGen:
             elem = self.expr(e.elem, inner) if e.elem is not None else None
         finally:
             self.in_loop -= 1
+        # An inlined define's call (`_paid_call(m) and ...`) that each item's condition, or each
+        # item when there is no condition, begins with is paid for every item: paid for them all
+        # with the items instead (the same units; an error re-runs the reference, see `function`)
+        calls = 0
+        if cond:
+            cond, calls = _first_calls(cond[4:])
+            cond = f" if {cond}"
+        elif elem is not None:
+            elem, calls = _first_calls(elem)
+        if calls:
+            src = f"{src[:-1]}, {calls * STEPS_PER_CALL})"
         if elem is None:
             return f"[{v} for {v} in {src}{cond}]"
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
@@ -1211,6 +1224,18 @@ class CodeGen:
     def cards(self, e, scope: dict) -> str:
         f = self.expr(e, scope)
         return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
+
+
+_FIRST_CALL = re.compile(r"((?:\(|not )*)_paid_call\(m\) and ")
+
+
+def _first_calls(source: str) -> tuple[str, int]:
+    """`source` without the `_paid_call(m)` it evaluates first, always (before anything else,
+    through opening brackets and `not`s), as `True`; and 1, or 0 when it has none."""
+    match = _FIRST_CALL.match(source)
+    if match is None:
+        return source, 0
+    return f"{match.group(1)}True and {source[match.end():]}", 1
 
 
 def _size_of(e) -> int:
