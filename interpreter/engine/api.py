@@ -29,7 +29,7 @@ from rulelang.nodes import Pos
 from rulelang.parser import load_sources
 
 from . import chance, information, runtime
-from .budget import Budget, log_line
+from .budget import MAX_LOG_LINE, Budget, log_line
 from .cache import load_parsed, prime_grammar, store_parsed
 from .chance import CHANCE, NeedChance
 from .compiler import CompiledGame, compile_program
@@ -677,7 +677,8 @@ def _information_problem(s: GameState, n_cards: int) -> str | None:
 def _choice_entries(g: CompiledGame, s: GameState, p: Pending, index: int, op: Any) -> list[list]:
     """The log lines of a choice: everyone reads it, unless it picked a card some cannot see;
     they read that a choice was made, not which."""
-    text = f"{g.player_name(p.player)}: {log_line(p.labels[index])}"
+    label = p.labels[index]
+    text = f"{g.player_name(p.player)}: {label if len(label) <= MAX_LOG_LINE else log_line(label)}"
     value = p.values[index]
     if not getattr(op, "cards", False) or not isinstance(value, int) or isinstance(value, bool):
         return [["choice", p.player, text]]

@@ -81,7 +81,7 @@ class Undo:
         self.journal = Journal()
         self.scalars = (s.rng, s.pending, s.active, s.round, s.turn, s.over, s.decisions)
         # Frames change in place (their position, their locals); their values never do.
-        self.frames = [(f, f.pc, dict(f.locals)) for f in s.stack]
+        self.frames = [(f, f.pc, f.locals.copy()) for f in s.stack]
         self.once = s.once[:]
         self.lasting = [(m, m.remaining) for m in s.lasting] if s.lasting else []
         self.log = len(s.log)
