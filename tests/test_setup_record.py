@@ -118,7 +118,7 @@ def test_games_of_the_same_deal_are_copied_and_equal_their_full_setup():
     g = game.compiled
     for seed in range(150):
         assert game.new_game(players=2, seed=seed).s == api._full_setup(g, 2, seed)[0], seed
-    memo = game._deals[2]
+    memo = game._ready[2].deals
     assert memo.states is not None and len(memo.states) == 6
     assert memo.hits == 150 - 6
 
@@ -130,5 +130,5 @@ def test_deals_that_do_not_come_back_are_not_kept():
     g = game.compiled
     for seed in range(api.MAX_DEALS_TRIED + 5):
         assert game.new_game(players=2, seed=seed).s == api._full_setup(g, 2, seed)[0], seed
-    memo = game._deals[2]
+    memo = game._ready[2].deals
     assert memo.states is None and memo.hits == 0

@@ -241,6 +241,9 @@ class Game:
         self.source_path = source_path
         self.fingerprint = fingerprint
         self.house = house
+        # player count -> its setup's record (see _record_setup), for the counts that passed every
+        # check of new_game once and whose setup could be recorded
+        self._ready: dict[int, _SetupStart] = {}
 
     @property
     def name(self) -> str:
@@ -297,6 +300,11 @@ class Game:
         """A new game. `chance="explicit"` stops at every random event for its outcome (see
         State.is_chance); the default draws them from the seeded generator, with the same odds."""
         g = self.compiled
+        # A player count found here passed every check below before; only the seed is left to check.
+        start = self._ready.get(players) if players.__class__ is int and chance == "seeded" else None
+        if (start is not None and seed.__class__ is int and 0 <= seed < 2**64
+                and runtime.push_counter is None):  # (a count of calls must see the whole setup)
+            return State(self, _from_start(g, start, seed)[0] if start.deals is None else _dealt(g, start, seed))
         if not _is_int(players) or not _is_int(seed):
             raise ValueError(f"players and seed are whole numbers, not {_show(players)} and {_show(seed)}")
         if not 0 <= seed < 2**64:  # never taken modulo 2^64: two seeds must not give one game
@@ -314,18 +322,13 @@ class Game:
         if refused:
             raise ValueError("; ".join(refused))
         if chance == "seeded" and runtime.push_counter is None:  # (a count of calls must see them all)
-            starts = self.__dict__.setdefault("_setup_starts", {})
-            start = starts.get(players, _UNKNOWN)
-            if start is _UNKNOWN:
-                start = starts[players] = _record_setup(g, players)
-            if start is not None:
-                if start.zone is None:
-                    return State(self, _from_start(g, start, seed)[0])
-                deals = self.__dict__.setdefault("_deals", {})
-                memo = deals.get(players)
-                if memo is None:
-                    memo = deals[players] = _Deals()
-                return State(self, _dealt(g, start, seed, memo))
+            tried = self.__dict__.setdefault("_setups_tried", set())
+            if players not in tried:
+                tried.add(players)
+                start = _record_setup(g, players)
+                if start is not None:
+                    self._ready[players] = start
+                    return self.new_game(players, seed)
         s = _blank_state(g, players, seed)
         s.chance = chance
         start_state = s.copy() if chance == "explicit" else None
@@ -392,15 +395,13 @@ class Game:
 # new game starts from a copy of where it stopped, with its own seed. A setup that never draws
 # (tic-tac-toe) is recorded whole, up to the first decision.
 
-_UNKNOWN = object()
-
-
 @attrs.frozen
 class _SetupStart:
     state: GameState  # the setup of seed 0 stopped where it would first draw (or waiting, when done)
     used: int  # the budget spent by then
     done: bool  # the setup never draws: `state` waits for the first decision
     zone: str | None = None  # the zone it first shuffles, when it stops at a shuffle of one zone
+    deals: _Deals | None = None  # the games set up so far, by that shuffle's order (when `zone` is known)
 
 
 # A setup's first shuffle decides the rest of it when the setup draws nothing more: new games whose
@@ -422,9 +423,10 @@ class _Deals:
         self.hits = 0
 
 
-def _dealt(g: CompiledGame, start: _SetupStart, seed: int, memo: _Deals) -> GameState:
+def _dealt(g: CompiledGame, start: _SetupStart, seed: int) -> GameState:
     """A new game from the record of its setup, copied from an earlier game of the same first
     shuffle when there is one (its own seed and generator put back)."""
+    memo = start.deals
     states = memo.states
     if states is None:
         return _from_start(g, start, seed)[0]
@@ -506,7 +508,7 @@ def _record_setup(g: CompiledGame, players: int) -> _SetupStart | None:
         return None
     if s.rng != s.seed:  # something drew that the record does not know of
         return None
-    start = _SetupStart(s.copy(), used, done, zone)
+    start = _SetupStart(s.copy(), used, done, zone, _Deals() if zone is not None else None)
     try:
         if not done:
             # The op that stopped runs again from the record: it must stop at the same place with
