@@ -958,7 +958,7 @@ class State:
         g = self.game.compiled
         undo = Undo(s)
         m = Machine(g, s, budget, chance_ok=True)
-        m.journal = undo.journal
+        m.journal = undo  # (its own journal)
         frame = s.stack[-1]  # the choice being answered
         op = g.codes[frame.code][frame.pc]
         try:
@@ -993,7 +993,7 @@ class State:
         s = self.s
         undo = Undo(s)
         try:
-            _run_action(self.game.compiled, s, [p.player, index], budget, undo.journal, branch, p)
+            _run_action(self.game.compiled, s, [p.player, index], budget, undo, branch, p)
         except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
             undo.restore(s)
             s.chance_at = [[p.player, index, p.serial], need.key, need.cards]

@@ -71,14 +71,22 @@ _HANDLED = {"num_players", "seed", "rng", "zones", "where", "tokens", "vars", "s
 _OTHER_FIELDS = tuple(f.name for f in attrs.fields(GameState) if f.name not in _HANDLED)
 
 
-class Undo:
-    """What it takes to put a state back as it was before one action."""
+class Undo(Journal):
+    """What it takes to put a state back as it was before one action: the control part noted
+    when the action begins, and the journal the machine writes (the undo is its own journal:
+    one object fewer per action)."""
 
-    __slots__ = ("journal", "scalars", "frames", "once", "lasting", "log", "actions", "branches", "branch_parts",
+    __slots__ = ("scalars", "frames", "once", "lasting", "log", "actions", "branches", "branch_parts",
                  "info", "others")
 
     def __init__(self, s: GameState) -> None:
-        self.journal = Journal()
+        # Journal.__init__, written out
+        self.zones: dict[str, list[int]] = {}
+        self.where: dict[int, str] = {}
+        self.tokens: dict[str, int] | None = None
+        self.vars: dict[str, Any] = {}
+        self.cells: dict[str, Any] = {}
+        self.known: dict[str, Any] = {}
         self.scalars = (s.rng, s.pending, s.active, s.round, s.turn, s.over, s.decisions)
         # Frames change in place (their position, their locals); their values never do.
         self.frames = [(f, f.pc, f.locals.copy()) for f in s.stack]
@@ -97,8 +105,12 @@ class Undo:
                      s.chance_at, s.tape[:])
         self.others = {name: copy.deepcopy(getattr(s, name)) for name in _OTHER_FIELDS} if _OTHER_FIELDS else {}
 
+    @property
+    def journal(self) -> Journal:
+        return self
+
     def restore(self, s: GameState) -> None:
-        j = self.journal
+        j = self
         for key, cards in j.zones.items():
             s.zones[key][:] = cards  # in place: whatever holds the list sees it restored
         for card, where in j.where.items():
