@@ -795,6 +795,12 @@ def _items(x) -> list:
     return list(x) if x is not None else []
 
 
+def _index_of(m, xs, x):
+    if xs.__class__ is list:  # most often (`index_of(players, p)`): no copy of the list first
+        return xs.index(x) if x in xs else -1
+    return _items(xs).index(x) if x in (xs or ()) else -1
+
+
 def _max(m, *xs):
     vals = list(xs[0]) if len(xs) == 1 and isinstance(xs[0], list) else list(xs)
     return max(vals) if vals else 0
@@ -934,7 +940,7 @@ FUNCTIONS = {
     "range": _range,
     "lookup": _lookup,
     "take": lambda m, xs, k: _items(xs)[: max(0, k)],
-    "index_of": lambda m, xs, x: _items(xs).index(x) if x in (xs or ()) else -1,
+    "index_of": _index_of,
     "bag": _bag,
     "size": lambda m, b: check_int(sum(b.values())),
     "shortfall": _shortfall,
