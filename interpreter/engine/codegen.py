@@ -186,6 +186,8 @@ def _paid_call(m):
 
 def _charged(m, out, times=1):
     """A list or map just built: paid for by its items (nested ones too), `times` times."""
+    if not out:  # nothing to pay for (most lists built by some games' conditions are empty)
+        return out
     b = m.budget
     b.used += times * _size(out)
     if b.used > b.limit:
@@ -866,6 +868,8 @@ class CodeGen:
         if isinstance(e, n.ListLit):
             if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
                 return self.expr(e.items[0], scope)
+            if not e.items:
+                return "[]"  # costs nothing: a new empty list
             charged = "_charged_flat" if _flat(self.type_of(e)) else "_charged"
             return f"{charged}(m, [{', '.join(self.expr(i, scope) for i in e.items)}])"
         if isinstance(e, n.MapLit):
