@@ -124,11 +124,15 @@ def test_games_of_the_same_deal_are_copied_and_equal_their_full_setup():
 
 
 def test_deals_that_do_not_come_back_are_not_kept():
-    """Twenty cards have too many orders: after MAX_DEALS_TRIED games without a deal seen twice,
-    nothing more is kept, and new games are still their full setups."""
-    game = interpreter.load(str(FIXTURES / "coin"))
+    """Welcome To's setup shuffles six plans first, then draws again (so no deal is kept): after
+    MAX_DEALS_TRIED games without a deal seen twice, nothing more is looked up, and new games are
+    still their full setups. A first shuffle of more cards (twenty) keeps no deals at all."""
+    game = interpreter.load(str(ROOT / "games" / "welcome_to"))
     g = game.compiled
-    for seed in range(api.MAX_DEALS_TRIED + 5):
+    for seed in range(api.MAX_DEALS_TRIED + 3):
         assert game.new_game(players=2, seed=seed).s == api._full_setup(g, 2, seed)[0], seed
     memo = game._ready[2].deals
-    assert memo.states is None and memo.hits == 0
+    assert memo.states is None and memo.hits == 0 and memo.tried == api.MAX_DEALS_TRIED
+    coin = interpreter.load(str(FIXTURES / "coin"))
+    coin.new_game(players=2, seed=0)
+    assert coin._ready[2].zone == "deck" and coin._ready[2].deals is None

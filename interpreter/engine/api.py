@@ -406,9 +406,10 @@ class _SetupStart:
 
 # A setup's first shuffle decides the rest of it when the setup draws nothing more: new games whose
 # first shuffle gives the same order (a few cards have few orders: three have six) are the same
-# game but for their generator, and are copied from the first of them. A game with too many orders
-# for the same order to come back gives up after MAX_DEALS_TRIED games without one.
-MAX_DEALS = 4096
+# game but for their generator, and are copied from the first of them. Only for a shuffle of at
+# most MAX_DEALS_CARDS cards (720 orders: the states kept stay few), and a game whose orders do not
+# come back gives up after MAX_DEALS_TRIED games without one.
+MAX_DEALS_CARDS = 6
 MAX_DEALS_TRIED = 64
 
 
@@ -443,7 +444,7 @@ def _dealt(g: CompiledGame, start: _SetupStart, seed: int) -> GameState:
     memo.tried += 1
     if memo.hits == 0 and memo.tried >= MAX_DEALS_TRIED:
         memo.states = None  # the orders do not come back: stop remembering them
-    elif s.rng == rng and len(states) < MAX_DEALS:  # the setup drew nothing after that shuffle
+    elif s.rng == rng:  # the setup drew nothing after that shuffle
         states[key] = s.copy()
     return s
 
@@ -483,12 +484,13 @@ def _from_start(g: CompiledGame, start: _SetupStart, seed: int) -> tuple[GameSta
     """A new game's setup from its record: a copy with this seed, the rest of the setup run."""
     s = start.state.copy()
     s.seed = s.rng = seed
-    m = Machine(g, s, None, chance_ok=True)
     if start.done:
-        m.budget.used = start.used
-    else:
-        m.seed_mode = start.used  # the op that stopped runs again; from its draw on, the budget is exact
-        m.run()
+        paid = Budget()
+        paid.used = start.used
+        return s, paid
+    m = Machine(g, s, None, chance_ok=True)
+    m.seed_mode = start.used  # the op that stopped runs again; from its draw on, the budget is exact
+    m.run()
     return s, m.budget
 
 
@@ -508,7 +510,8 @@ def _record_setup(g: CompiledGame, players: int) -> _SetupStart | None:
         return None
     if s.rng != s.seed:  # something drew that the record does not know of
         return None
-    start = _SetupStart(s.copy(), used, done, zone, _Deals() if zone is not None else None)
+    few = zone is not None and len(s.zones[zone]) <= MAX_DEALS_CARDS
+    start = _SetupStart(s.copy(), used, done, zone, _Deals() if few else None)
     try:
         if not done:
             # The op that stopped runs again from the record: it must stop at the same place with
