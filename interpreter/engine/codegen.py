@@ -230,6 +230,8 @@ _charged_flat = _paid_flat  # a list of numbers, cards, players or members just 
 # Fused forms of the most used built-ins: the reference's charging around the call, and the call.
 
 def _count(m, x, pay=_paid):
+    if x.__class__ is list and not x:  # an empty list: nothing to pay for (most, in some games)
+        return 0
     return len(pay(m, x)) if x is not None else 0
 
 
@@ -241,6 +243,8 @@ def _bag(m, x, pay=_paid):
     # `bag(have)[e]` inside a define over each `e` counts the same list again and again: the
     # counts are remembered, for the op, by the list's identity (values never change in place;
     # the entry keeps the list, so its id is not reused while remembered). Paid for every time.
+    if x.__class__ is list and not x:  # no items: nothing to pay for, nothing to count
+        return {}
     key = id(x)  # a number: no define's key (a tuple) is ever equal to it
     memo = m.memo
     known = memo.get(key)
