@@ -3,6 +3,8 @@ action that fails halfway leaves the state as it was, and the error names its ru
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import interpreter
@@ -50,3 +52,28 @@ def test_an_action_failing_halfway_changes_nothing(tmp_path):
     state.apply_index(2, 0)  # i = 2 goes through
     assert state.s.vars["x"] == 10 and state.s.vars["seen"] == [2]
     assert len(state.s.zones["hand#0"]) == 1 and state.num_actions(0) == 2
+
+
+def test_a_copy_has_every_field_of_the_state_and_equals_it():
+    """GameState.copy sets its fields one by one: a field added to GameState and forgotten there
+    would be missing from copies. Every field of a copy is set, equal, and a container of its own
+    (mid-game in a step of choosing at once, so the branches are copied too)."""
+    import random
+
+    import attrs
+
+    from interpreter.engine.state import GameState
+    from interpreter.tools.simulate import next_player
+
+    game = interpreter.load(str(Path(__file__).resolve().parent.parent / "games" / "welcome_to"))
+    state = game.new_game(players=3, seed=2)
+    rng = random.Random(2)
+    while not state.s.branches:
+        state.apply_index(rng.randrange(state.num_actions(next_player(state))), next_player(state))
+    s = state.s
+    c = s.copy()
+    for field in attrs.fields(GameState):
+        mine, theirs = getattr(c, field.name), getattr(s, field.name)
+        assert mine == theirs, field.name
+        if isinstance(mine, (list, dict)) and field.name != "chance_at":  # (never changed in place)
+            assert mine is not theirs, field.name
