@@ -331,15 +331,27 @@ def _sum_flat(m, x, times=1):
 
 
 def _max_flat(m, x, times=1):
-    if x.__class__ is list:
-        _flat_paid(m, x, times)
+    if x.__class__ is list:  # `_flat_paid`, in place
+        n = len(x)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
         return max(x) if x else 0
     return FUNCTIONS["max"](m, _flat_paid(m, x, times))
 
 
 def _min_flat(m, x, times=1):
-    if x.__class__ is list:
-        _flat_paid(m, x, times)
+    if x.__class__ is list:  # `_flat_paid`, in place
+        n = len(x)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
         return min(x) if x else 0
     return FUNCTIONS["min"](m, _flat_paid(m, x, times))
 
