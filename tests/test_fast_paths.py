@@ -115,6 +115,19 @@ def test_joining_flat_lists_pays_as_add_values():
         assert a.budget.used == b.budget.used
 
 
+@pytest.mark.parametrize("times", [1, 2])
+def test_joining_lists_just_built_pays_as_paying_for_each_first(times):
+    """`_add_built` (both lists of a `+` just built) against the calls it stands for; lists too
+    long are refused as before."""
+    for x, y in (([1], [2, 3]), ([], []), ([1, 2], []), ([None, "a"], [3])):
+        a, b = _M(), _M()
+        joined = codegen._add_flat(b, codegen._paid_flat(b, x), codegen._paid_flat(b, y), times)
+        assert codegen._add_built(a, x, y, times) == joined
+        assert a.budget.used == b.budget.used
+    with pytest.raises(RuleRuntimeError):
+        codegen._add_built(_M(), list(range(MAX_ITEMS)), [1], times)
+
+
 @pytest.mark.parametrize("name", ["plunderbund", "welcome_to"])
 def test_shown_all_is_shown_for_each_player(name):
     game = interpreter.load(str(ROOT / "games" / name))

@@ -175,6 +175,21 @@ def _add_flat(m, x, y, times=1):
     return _flat_paid(m, add_values(m, x, y, None), times - 1)
 
 
+def _add_built(m, x, y, times=1):
+    """`_add_flat(m, _charged_flat(m, x), _charged_flat(m, y), times)` in one call, for two lists
+    just built: each paid for by its length, then the joined list `times` times over."""
+    if x.__class__ is list and y.__class__ is list:
+        nx, ny = len(x), len(y)
+        if nx > MAX_ITEMS or ny > MAX_ITEMS or nx + ny > MAX_ITEMS:
+            return _add_flat(m, _paid_flat(m, x), _paid_flat(m, y), times)  # refused there, as before
+        b = m.budget
+        b.used += nx + ny + times * (nx + ny)
+        if b.used > b.limit:
+            m.charge(0)
+        return x + y
+    return _add_flat(m, _paid_flat(m, x), _paid_flat(m, y), times)
+
+
 def _paid_call(m):
     """What a call of a define costs when its result is remembered; always true."""
     b = m.budget
@@ -839,6 +854,9 @@ class CodeGen:
                 if self.type_of(e.left) == "int" and self.type_of(e.right) == "int":
                     return self.checked_int(f"{a} + {b}")
                 if _flat(self.type_of(e)) and self.type_of(e).startswith("list:"):
+                    built_a, built_b = _only_argument(a, "_charged_flat"), _only_argument(b, "_charged_flat")
+                    if built_a is not None and built_b is not None:  # both just built: one call
+                        return f"_add_built(m, {built_a}, {built_b})"
                     return f"_add_flat(m, {a}, {b})"  # two lists of plain items, joined
                 return f"add_values(m, {a}, {b}, None)"
             if e.op == "-":
@@ -1098,6 +1116,8 @@ class CodeGen:
             pay = "" if prm.type == "holder" else self.pay(self.type_of(a))
             if pay == "_paid_flat" and _only_argument(args[i], "_add_flat") is not None:
                 paid.append(f"_add_flat(m, {_only_argument(args[i], '_add_flat')}, 2)")
+            elif pay == "_paid_flat" and _only_argument(args[i], "_add_built") is not None:
+                paid.append(f"_add_built(m, {_only_argument(args[i], '_add_built')}, 2)")
             elif pay == "_paid" and _only_argument(args[i], "_charged") is not None:
                 paid.append(f"_charged_paid(m, {_only_argument(args[i], '_charged')})")
             else:
