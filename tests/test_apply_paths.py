@@ -77,3 +77,26 @@ def test_a_copy_has_every_field_of_the_state_and_equals_it():
         assert mine == theirs, field.name
         if isinstance(mine, (list, dict)) and field.name != "chance_at":  # (never changed in place)
             assert mine is not theirs, field.name
+
+
+def test_decisions_kept_for_reuse_are_the_decisions(monkeypatch):
+    """State.decision reuses the Decision of a (player, prompt) asked before, up to
+    MAX_DECISIONS_KEPT of them per game: the same answers as a Decision made afresh."""
+    import random
+
+    from interpreter import Decision
+    from interpreter.engine import api
+
+    monkeypatch.setattr(api, "MAX_DECISIONS_KEPT", 1)
+    game = interpreter.load(str(Path(__file__).resolve().parent.parent / "examples" / "games" / "tic_tac_toe"))
+    rng = random.Random(3)
+    seen = set()
+    for seed in range(3):
+        state = game.new_game(players=2, seed=seed)
+        while not state.is_over:
+            p = state.s.pending
+            assert state.decision == Decision((p.player,), False, p.prompt)
+            seen.add((p.player, p.prompt))
+            state.apply_index(rng.randrange(state.num_actions()))
+        assert state.decision is None
+    assert len(seen) == 2 and len(game._decisions) == 1  # X's and O's question; one kept

@@ -41,6 +41,7 @@ from .undo import Journal, Undo
 
 _converter = cattrs.Converter()
 MAX_SAVE_BYTES = 50_000_000
+MAX_DECISIONS_KEPT = 1024  # Decisions of one player deciding kept for reuse, per game (Game._decisions)
 # A resample completes the part of a player done choosing at random: at most this many choices.
 MAX_RANDOM_CHOICES = 1000
 
@@ -244,6 +245,9 @@ class Game:
         # player count -> its setup's record (see _record_setup), for the counts that passed every
         # check of new_game once and whose setup could be recorded
         self._ready: dict[int, _SetupStart] = {}
+        # (player, prompt) -> the Decision of one player deciding: Decisions are frozen, and a
+        # game asks the same few questions again and again (at most MAX_DECISIONS_KEPT kept)
+        self._decisions: dict[tuple[int, str], Decision] = {}
 
     @property
     def name(self) -> str:
@@ -837,7 +841,14 @@ class State:
             s = self.s
             p = s.pending
             if p is not None and not s.branches and not s.over and s.chance_at is None:  # the common case
-                return Decision((p.player,), False, p.prompt)
+                kept = self.game._decisions
+                key = (p.player, p.prompt)
+                decision = kept.get(key)
+                if decision is None:
+                    decision = Decision((p.player,), False, p.prompt)
+                    if len(kept) < MAX_DECISIONS_KEPT:
+                        kept[key] = decision
+                return decision
             return self._decision()
 
     def _decision(self) -> Decision | None:
