@@ -399,6 +399,17 @@ class _Checker:
         inner_t = self.type_of_ref(n.TypeRef("name", inner, t.pos))
         return f"list:{inner_t}"
 
+    def check_unknown_among(self, v: n.VarDecl, want: str) -> None:
+        """`unknown among LIST`: for a hidden var of the whole game, a list of its own type."""
+        if v.visibility != "hidden" or v.per is not None:
+            self.err("E209", f"`unknown among` says what a `hidden` var of the whole game may be; `{v.name}` is "
+                             f"{'per ' + v.per if v.per else v.visibility}", v.unknown.pos,
+                     "declare it `hidden` (the values it may have are for those who cannot read it)")
+        got = self.expr(v.unknown, {})
+        if got != "any" and not (got.startswith("list:") and _compatible(want, got[5:])):
+            self.err("E302", f"`unknown among` takes a list of values of `{v.name}` ({want}), not {got}",
+                     v.unknown.pos)
+
     def check_decls(self) -> None:
         p = self.p
         for o in p.options.values():
@@ -433,6 +444,8 @@ class _Checker:
             got = self.expr(v.init, {})
             if not _compatible(want, got):
                 self.err("E302", f"`{v.name}` is a {want} but starts as a {got}", v.init.pos)
+            if v.unknown is not None:
+                self.check_unknown_among(v, want)
         for c in p.consts.values():
             self.const_type(c.name)
         for d in p.defines.values():

@@ -599,6 +599,12 @@ class _Flow:
             self.block(t.body, _Ctx({}, {}, {}))
         for name, proc in p.procs.items():  # also each procedure on its own, with public arguments
             self.call(name, [n.Name(prm.name, prm.pos) for prm in proc.params], _Ctx({}, {}, {}))
+        # What a hidden var may be is worked out in any player's determinisation: from what
+        # everyone sees only.
+        for v in p.vars.values():
+            if v.unknown is not None:
+                self.sink(_Ctx({}, {}, {}), v.unknown, EVERYONE, f"the values `{v.name}` may have",
+                          implicit=False)
         # Who may read each score line while the game runs (the table's running score):
         # "public", "owner" (its player's own: `p.chips` of owner chips) or "hidden".
         p.score_line_vis = {}

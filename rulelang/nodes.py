@@ -445,6 +445,9 @@ class VarDecl:
     display: str = ""
     visibility: str = "public"  # public, owner or hidden (who sees its value)
     visibility_pos: Pos | None = None
+    # `unknown among LIST`: the values it may have for those who cannot read it, each as likely
+    # (a determinisation draws one: interpreter/engine/information.py), or None
+    unknown: Expr | None = None
 
 
 @attrs.frozen

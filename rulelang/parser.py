@@ -305,11 +305,14 @@ class _Build(Transformer_NonRecursive):
         vals = tuple(int(v) if v.type == "INT" else str(v) for v in values)
         return (str(name), vals, _tpos(self.path, name))
 
-    def var_decl(self, meta, name, display, per, t, init, visibility=None):
+    def var_decl(self, meta, name, display, per, t, init, visibility=None, unknown=None):
         if visibility is None:
-            return n.VarDecl(str(name), per, t, init, self._p(meta), _display(display))
+            return n.VarDecl(str(name), per, t, init, self._p(meta), _display(display), unknown=unknown)
         return n.VarDecl(str(name), per, t, init, self._p(meta), _display(display), str(visibility),
-                         _tpos(self.path, visibility))
+                         _tpos(self.path, visibility), unknown)
+
+    def var_unknown(self, meta, values):
+        return values
 
     def const_decl(self, meta, name, value):
         return n.ConstDecl(str(name), value, self._p(meta))

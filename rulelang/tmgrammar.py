@@ -29,7 +29,7 @@ STATEMENT_WORDS = ("let", "set", "pass", "end", "game", "log", "fail", "emit", "
                    # the items of a `table:` section (`score` too, an item there), and `table` itself
                    # where it is used as a zone's name
                    "table", "score", "section", "board", "row", "places", "counter", "track", "markers", "grid", "line", "note")
-CLAUSE_WORDS = ("to", "from", "onto", "into", "at", "as", "with", "side", "returns")
+CLAUSE_WORDS = ("to", "from", "onto", "into", "at", "as", "with", "side", "returns", "unknown", "among")
 OPERATOR_WORDS = ("and", "or", "not", "is")
 CONSTANT_WORDS = ("true", "false", "none")
 # What a house rule's `remove WHAT NAME` takes away (rulelang.checker.Checker.remove).

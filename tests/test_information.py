@@ -15,6 +15,7 @@ import interpreter
 from interpreter.agents import MCTSAgent, RandomAgent
 from interpreter.engine.api import SaveError
 from interpreter.engine.chance import CHANCE
+from rulelang.diagnostics import RuleRuntimeError
 
 ROOT = Path(__file__).resolve().parent.parent
 KUHN = ROOT / "examples" / "games" / "kuhn_poker"
@@ -443,3 +444,59 @@ def test_the_supply_does_not_show_what_others_paid_in_secret(tmp_path):
     assert paid.view(1)["tokens"]["the supply"]["coin"] == 6  # seat 1 sees its own tip
     paid.apply(paid.legal_actions(0)[0])  # everyone has chosen: all of it is seen
     assert paid.view(0)["tokens"]["the supply"]["coin"] == 8
+
+
+# ---- hidden vars: `unknown among` (issue 15) ---------------------------------------------------
+
+def _vulture_game(players: int = 2):
+    game = interpreter.load(str(ROOT / "games" / "off_plan"), options={"mode": "vulture_funds"})
+    return game, game.new_game(players=players, seed=8)
+
+
+def test_a_determinisation_draws_the_vulture_depth_from_what_the_players_know():
+    game, state = _vulture_game()
+    depth, deck = 20, len(state.s.zones["house_deck"])  # vulture_depth[2]; the deck is deeper
+    assert deck > depth
+    drawn = Counter(state.resample(0, seed).s.vars["vulture_below"] for seed in range(420))
+    assert set(drawn) == set(range(0, depth + 1))  # every depth the card may lie at, each about as often
+    assert max(drawn.values()) < 2.2 * min(drawn.values())
+    # Once the deck is shallower than the table, the card lies no deeper than the deck goes.
+    shallow = state.clone()
+    while len(shallow.s.zones["house_deck"]) > 5:
+        shallow.place(shallow.s.zones["house_deck"][0], "box")
+    shallow.s.vars["vulture_below"] = 3
+    assert {shallow.resample(1, seed).s.vars["vulture_below"] for seed in range(60)} == set(range(0, 6))
+
+
+def test_the_vulture_depth_is_no_secret_of_search():
+    """Two games that differ only in where the Vulture Funds card lies: no player can tell them
+    apart, so every determinisation and every MCTS choice is the same."""
+    game, state = _vulture_game()
+    agent = RandomAgent(3)
+    while len(state.legal_actions(state.decision.players[0])) < 2:
+        state.apply(agent.choose(state, state.decision.players[0]))
+    me = state.decision.players[0]
+    other = state.clone()
+    other.s.vars["vulture_below"] = (state.s.vars["vulture_below"] + 7) % 21
+    assert state.information_state(me) == other.information_state(me)
+    for seed in range(6):
+        assert state.resample(me, seed).s == other.resample(me, seed).s
+    for seed in range(2):
+        a = MCTSAgent(seed, iterations=30, rollout_depth=8).choose(state, me)
+        b = MCTSAgent(seed, iterations=30, rollout_depth=8).choose(other, me)
+        assert a.value == b.value
+
+
+def test_the_standard_game_keeps_its_unused_vulture_depth():
+    game = interpreter.load(str(ROOT / "games" / "off_plan"))
+    state = game.new_game(players=2, seed=8)
+    assert {state.resample(0, seed).s.vars["vulture_below"] for seed in range(10)} == {0}
+
+
+def test_an_empty_list_of_values_is_an_error_at_the_list(tmp_path):
+    path = tmp_path / "game.rules"
+    path.write_text('game "T"\nplayers 2\nvar depth: int = 0, hidden, unknown among []\nflow:\n'
+                    '    for p in players:\n        may "Go on?" by p:\n            pass\n')
+    state = interpreter.load(str(path)).new_game(players=2)
+    with pytest.raises(RuleRuntimeError, match=r"game.rules:3:43.*unknown among no value"):
+        state.resample(0, 1)

@@ -135,9 +135,10 @@ def test_the_vulture_funds_leak_is_caught_where_it_is_written(tmp_path):
     game = tmp_path / "off_plan"
     shutil.copytree(ROOT / "games" / "off_plan", game)
     components = game / "components.rules"
-    text = components.read_text()
-    assert "var vulture_below: int = 0, hidden\n" in text
-    components.write_text(text.replace("var vulture_below: int = 0, hidden\n", "var vulture_below: int = 0\n"))
+    lines = components.read_text().splitlines(keepends=True)
+    [i] = [i for i, line in enumerate(lines) if line.startswith("var vulture_below: int = 0, hidden")]
+    lines[i] = "var vulture_below: int = 0\n"
+    components.write_text("".join(lines))
     with pytest.raises(RuleError) as err:
         interpreter.load(str(game))
     [d] = err.value.diagnostics
@@ -169,3 +170,28 @@ def test_a_secret_in_a_branch_of_a_public_choice_of_value_is_a_warning():
     snippet = 'procedure f(p: player):\n    log "{count(p.hand) + (first(p.hand).value if p == first(players) else 0)}"\n'
     assert _diags(snippet) == [("W200", 2, 11, "this branch reads what only `p` may see; where the value is "
                                                "shown, taking this branch tells the others about it")]
+
+
+# ---- `unknown among`: what a hidden var may be, for a determinisation (issue 15) ------------
+
+UNKNOWN_AMONG = [
+    ("var guess: int = 0, hidden, unknown among [count(bag), depth]\n",
+     ("E400", 1, 43, "the values `guess` may have shows `depth` to every player; only nobody may see it")),
+    ("var guess: int = 0, unknown among [1, 2]\n",
+     ("E209", 1, 35, "`unknown among` says what a `hidden` var of the whole game may be; `guess` is public")),
+    ("var guess per player: int = 0, owner, unknown among [1, 2]\n",
+     ("E209", 1, 53, "`unknown among` says what a `hidden` var of the whole game may be; `guess` is per player")),
+    ('var guess: int = 0, hidden, unknown among ["a"]\n',
+     ("E302", 1, 43, "`unknown among` takes a list of values of `guess` (int), not list:text")),
+    ("var guess: int = 0, hidden, unknown among 3\n",
+     ("E302", 1, 43, "`unknown among` takes a list of values of `guess` (int), not int")),
+]
+
+
+@pytest.mark.parametrize("snippet,diag", UNKNOWN_AMONG, ids=[str(i) for i in range(len(UNKNOWN_AMONG))])
+def test_unknown_among_is_refused_where_it_cannot_hold(snippet, diag):
+    assert _diags(snippet) == [diag]
+
+
+def test_unknown_among_a_public_list_is_accepted():
+    assert _diags("var guess: int = 0, hidden, unknown among range(0, count(bag)) if count(table) > 0 else [0]\n") == []

@@ -742,6 +742,20 @@ def _run_action(g: CompiledGame, s: GameState, act: list | None, budget: Budget 
                                getattr(op, "pos", None)) from None
 
 
+def _redraw_unknown_vars(g: CompiledGame, t: GameState, player: int) -> None:
+    """Give each hidden var declared `unknown among LIST` that `player` cannot read one of the
+    values of LIST, each as likely, from the determinisation's generator: what its rules say the
+    player may believe of it (LIST is worked out in `t`, from what everyone sees)."""
+    for name, (values_of, pos) in g.var_unknown.items():
+        if information.var_visible(g, name, None, player):
+            continue
+        values = values_of(Machine(g, t), {})
+        if not values:
+            raise RuleRuntimeError(f"`{name}` is unknown among no value at all: it cannot be drawn again", pos)
+        t.rng, i = rng_below(t.rng, len(values))
+        t.vars[name] = values[i]
+
+
 def _choose_at_random(r: State, players: list[int]) -> None:
     """Make `players`' choices in the `simultaneously` step of `r` until their parts are done,
     each uniformly at random from the state's own generator (a choice the rules cannot carry
@@ -1360,6 +1374,7 @@ class State:
         dealt again among the places they cannot see), for search to play out."""
         g = self.game.compiled
         t = information.resample(g, self.s, player, seed)
+        _redraw_unknown_vars(g, t, player)
         _repark(g, t)
         if any(b.pending is None and b.stack for b in t.branches):
             # The others' parts of a `simultaneously` were put back to where the step began:

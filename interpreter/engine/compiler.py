@@ -149,6 +149,9 @@ class CompiledGame:
     token_visibility: dict[str, str] = attrs.Factory(dict)
     var_card_types: dict[str, str] = attrs.Factory(dict)
     card_locals: dict[str, frozenset] = attrs.Factory(dict)
+    # Hidden vars declared `unknown among LIST`: name -> (what works LIST out, where LIST is
+    # written); a determinisation draws one of its values for a player who cannot read the var.
+    var_unknown: dict[str, tuple[Fn, Any]] = attrs.Factory(dict)
     viewer_cache: dict = attrs.Factory(dict)  # (zone key, players) -> bit mask of who sees it
     hidden_score_lines: set = attrs.Factory(set)  # score lines that read cards nobody may see yet
     owner_score_lines: set = attrs.Factory(set)  # score lines only their player may read (secret chips)
@@ -1672,6 +1675,8 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
     scenarios = [_compile_scenario(c, i, sc) for i, sc in enumerate(p.scenarios)]
     requires = [(req.message, c.expr(req.value)) for req in p.requires]
     winners = _guard(c.expr(p.winners.value), p.winners.pos, want=list) if p.winners is not None else None
+    var_unknown = {v.name: (_guard(c.expr(v.unknown), v.unknown.pos, want=list), v.unknown.pos)
+                   for v in p.vars.values() if v.unknown is not None}
     # Compile every define body now, so no compiling happens during play.
     c._nested = True
     for name in p.defines:
@@ -1698,6 +1703,7 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         scenarios=scenarios, requires=requires, winners=winners, backend=backend, generated=c.codegen,
         zone_grids=frozenset(grids),
         var_visibility={v.name: v.visibility for v in p.vars.values()}, token_visibility=token_visibility,
+        var_unknown=var_unknown,
         var_card_types=var_card_types, card_locals={k: frozenset(v) for k, v in c.card_locals.items()},
     )
 
