@@ -128,6 +128,14 @@ def test_joining_lists_just_built_pays_as_paying_for_each_first(times):
         codegen._add_built(_M(), list(range(MAX_ITEMS)), [1], times)
 
 
+def test_min_and_max_of_lists_just_built_pay_as_the_calls_they_stand_for():
+    for x, y in (([4], [2, 3]), ([], []), ([1, 2], []), ([], [7])):
+        for fused, flat in ((codegen._min_built, codegen._min_flat), (codegen._max_built, codegen._max_flat)):
+            a, b = _M(), _M()
+            assert fused(a, x, y) == flat(b, codegen._add_built(b, x, y))
+            assert a.budget.used == b.budget.used
+
+
 @pytest.mark.parametrize("name", ["plunderbund", "welcome_to"])
 def test_shown_all_is_shown_for_each_player(name):
     game = interpreter.load(str(ROOT / "games" / name))
