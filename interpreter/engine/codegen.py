@@ -190,28 +190,21 @@ def _add_built(m, x, y, times=1):
     return _add_flat(m, _paid_flat(m, x), _paid_flat(m, y), times)
 
 
-def _min_built(m, x, y):
-    """`_min_flat(m, _add_built(m, x, y))` in one call: the same charges, the same answer."""
-    if x.__class__ is list and y.__class__ is list and len(x) + len(y) <= MAX_ITEMS:
-        n = len(x) + len(y)
-        b = m.budget
-        b.used += 3 * n  # each list built, the joined one, and that one given to min()
-        if b.used > b.limit:
-            m.charge(0)
-        return min(x + y) if n else 0
-    return _min_flat(m, _add_built(m, x, y))
+def _extreme_built(pick, flat):
+    """`flat(m, _add_built(m, x, y))` in one call (`pick`: min or max, `flat`: _min_flat or
+    _max_flat): the same charges, the same answer."""
 
+    def fused(m, x, y):
+        if x.__class__ is list and y.__class__ is list and len(x) + len(y) <= MAX_ITEMS:
+            n = len(x) + len(y)
+            b = m.budget
+            b.used += 3 * n  # each list built, the joined one, and that one given to min() or max()
+            if b.used > b.limit:
+                m.charge(0)
+            return pick(x + y) if n else 0
+        return flat(m, _add_built(m, x, y))
 
-def _max_built(m, x, y):
-    """`_max_flat(m, _add_built(m, x, y))` in one call: the same charges, the same answer."""
-    if x.__class__ is list and y.__class__ is list and len(x) + len(y) <= MAX_ITEMS:
-        n = len(x) + len(y)
-        b = m.budget
-        b.used += 3 * n
-        if b.used > b.limit:
-            m.charge(0)
-        return max(x + y) if n else 0
-    return _max_flat(m, _add_built(m, x, y))
+    return fused
 
 
 def _paid_call(m):
@@ -332,29 +325,26 @@ def _flat_paid(m, x, times):
     return x
 
 
-# any() and all() of a flat list, paid for in place (they run in most conditions of some games)
-def _any_flat(m, x, times=1):
-    if isinstance(x, (list, dict)):
-        n = len(x)
-        if n > MAX_ITEMS:
-            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
-        b = m.budget
-        b.used += times * n
-        if b.used > b.limit:
-            m.charge(0)
-    return any(x)
+def _truth_flat(test):
+    """any() or all() (`test`) of a flat list, paid for in place (they run in most conditions of
+    some games): `test(_flat_paid(m, x, times))` without the call."""
+
+    def fused(m, x, times=1):
+        if isinstance(x, (list, dict)):
+            n = len(x)
+            if n > MAX_ITEMS:
+                raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+            b = m.budget
+            b.used += times * n
+            if b.used > b.limit:
+                m.charge(0)
+        return test(x)
+
+    return fused
 
 
-def _all_flat(m, x, times=1):
-    if isinstance(x, (list, dict)):
-        n = len(x)
-        if n > MAX_ITEMS:
-            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
-        b = m.budget
-        b.used += times * n
-        if b.used > b.limit:
-            m.charge(0)
-    return all(x)
+_any_flat = _truth_flat(any)
+_all_flat = _truth_flat(all)
 
 
 def _count_flat(m, x, times=1):
@@ -369,30 +359,29 @@ def _sum_flat(m, x, times=1):
         return check_int(sum(v for v in xs if v is not None))
 
 
-def _max_flat(m, x, times=1):
-    if x.__class__ is list:  # `_flat_paid`, in place
-        n = len(x)
-        if n > MAX_ITEMS:
-            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
-        b = m.budget
-        b.used += times * n
-        if b.used > b.limit:
-            m.charge(0)
-        return max(x) if x else 0
-    return FUNCTIONS["max"](m, _flat_paid(m, x, times))
+def _extreme_flat(pick, name):
+    """max() or min() (`pick`, the built-in `name`) of a flat list: `_flat_paid` in place for a
+    list, the built-in's own implementation for anything else."""
+
+    def fused(m, x, times=1):
+        if x.__class__ is list:  # `_flat_paid`, in place
+            n = len(x)
+            if n > MAX_ITEMS:
+                raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+            b = m.budget
+            b.used += times * n
+            if b.used > b.limit:
+                m.charge(0)
+            return pick(x) if x else 0
+        return FUNCTIONS[name](m, _flat_paid(m, x, times))
+
+    return fused
 
 
-def _min_flat(m, x, times=1):
-    if x.__class__ is list:  # `_flat_paid`, in place
-        n = len(x)
-        if n > MAX_ITEMS:
-            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
-        b = m.budget
-        b.used += times * n
-        if b.used > b.limit:
-            m.charge(0)
-        return min(x) if x else 0
-    return FUNCTIONS["min"](m, _flat_paid(m, x, times))
+_max_flat = _extreme_flat(max, "max")
+_min_flat = _extreme_flat(min, "min")
+_max_built = _extreme_built(max, _max_flat)
+_min_built = _extreme_built(min, _min_flat)
 
 
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
