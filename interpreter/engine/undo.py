@@ -80,13 +80,7 @@ class Undo(Journal):
                  "info", "others")
 
     def __init__(self, s: GameState) -> None:
-        # Journal.__init__, written out
-        self.zones: dict[str, list[int]] = {}
-        self.where: dict[int, str] = {}
-        self.tokens: dict[str, int] | None = None
-        self.vars: dict[str, Any] = {}
-        self.cells: dict[str, Any] = {}
-        self.known: dict[str, Any] = {}
+        Journal.__init__(self)
         self.scalars = (s.rng, s.pending, s.active, s.round, s.turn, s.over, s.decisions)
         # Frames change in place (their position, their locals); their values never do.
         self.frames = [(f, f.pc, f.locals.copy()) for f in s.stack]
