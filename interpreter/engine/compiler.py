@@ -947,10 +947,21 @@ class _Compiler:
             set_value.shape = ("let", local, value) if local is not None else ("set", put, value)  # type: ignore[attr-defined]
             return set_value
 
-        def set_value(m, fr):
-            L = fr.locals
-            put(m, L, combine(m, get(m, L), value(m, L)))
-            fr.pc += 1
+        if op == "+=":
+            def set_value(m, fr):  # `set n += 1`, mostly numbers: add_values's own int case, without its call
+                L = fr.locals
+                old = get(m, L)
+                add = value(m, L)
+                if old.__class__ is int and add.__class__ is int:
+                    put(m, L, check_int(old + add, where))
+                else:
+                    put(m, L, add_values(m, old, add, where))
+                fr.pc += 1
+        else:
+            def set_value(m, fr):
+                L = fr.locals
+                put(m, L, combine(m, get(m, L), value(m, L)))
+                fr.pc += 1
         set_value.shape = ("advance",)  # type: ignore[attr-defined]
         return set_value
 
@@ -1421,7 +1432,7 @@ class _PickOp(_Op):
 class _MenuOp(_Op):
     """`choose:` with options; unavailable or unaffordable options are not offered."""
 
-    __slots__ = ("options", "option_pos", "chooser", "prompt", "starts", "key")
+    __slots__ = ("options", "option_pos", "chooser", "prompt", "starts", "key", "fixed")
 
     def __init__(self, c: _Compiler, s: n.Menu):
         super().__init__(s.pos)
@@ -1436,10 +1447,24 @@ class _MenuOp(_Op):
         self.prompt = c.expr(s.prompt) if s.prompt is not None else _const("Choose")
         self.starts = [0] * len(s.options)
         self.key = f"{s.pos.file}:{s.pos.line}:{s.pos.col}"
+        # A menu whose options are always open and whose labels and prompt are plain texts (most
+        # menus of small games) offers the same actions every time: made once here. Working
+        # them out charges nothing (a plain text costs nothing to evaluate), so neither does
+        # this; Pendings never change their lists once parked, so they all share these.
+        self.fixed: tuple[str, list[int], list[str]] | None = None
+        if s.options and all(o.when is None and o.cost is None and o.once is None and o.each is None
+                             and _text_literal(o.label) for o in s.options) \
+                and (s.prompt is None or _text_literal(s.prompt)):
+            prompt = s.prompt.value if s.prompt is not None else "Choose"
+            self.fixed = (prompt, list(range(len(s.options))), _disambiguate([o.label.value for o in s.options]))
 
     def __call__(self, m: Machine, fr: Frame) -> None:
         L = fr.locals
         player = self.chooser(m, L)
+        fixed = self.fixed
+        if fixed is not None:
+            m.park(Pending(player, fixed[0], "menu", fixed[1], fixed[2]))
+            return
         values, labels = [], []
         for i, (label, when, cost, once, each) in enumerate(self.options):
             if each is None:
@@ -1499,15 +1524,22 @@ class _MenuOp(_Op):
 class _MayOp(_Op):
     """`may "question":` a yes/no decision."""
 
-    __slots__ = ("prompt", "chooser", "end")
+    __slots__ = ("prompt", "chooser", "end", "fixed")
 
     def __init__(self, c: _Compiler, s: n.May):
         super().__init__(s.pos)
         self.prompt = c.expr(s.prompt)
         self.chooser = c.chooser(s.by, s.pos)
         self.end = -1
+        # A plain-text question: its actions made once (see _MenuOp.fixed)
+        self.fixed = (s.prompt.value, [True, False], [f"Yes: {s.prompt.value}", "No"]) \
+            if _text_literal(s.prompt) else None
 
     def __call__(self, m: Machine, fr: Frame) -> None:
+        fixed = self.fixed
+        if fixed is not None:
+            m.park(Pending(self.chooser(m, fr.locals), fixed[0], "may", fixed[1], fixed[2]))
+            return
         prompt = self.prompt(m, fr.locals)
         m.park(Pending(self.chooser(m, fr.locals), prompt, "may", [True, False], [f"Yes: {prompt}", "No"]))
 
@@ -1547,6 +1579,11 @@ def _shown_all(s, players: list) -> dict:
         if p is not None:
             out[p]["tokens"][k] = v
     return {p: out[p] if p in out else _shown(s, p) for p in players}
+
+
+def _text_literal(e) -> bool:
+    """A plain text in the rules (no `{...}` in it): the same every time, and free to evaluate."""
+    return isinstance(e, n.Lit) and isinstance(e.value, str)
 
 
 def _disambiguate(labels: list[str]) -> list[str]:
