@@ -76,28 +76,42 @@ class Undo(Journal):
     when the action begins, and the journal the machine writes (the undo is its own journal:
     one object fewer per action)."""
 
-    __slots__ = ("scalars", "frames", "once", "lasting", "log", "actions", "branches", "branch_parts",
-                 "info", "others")
+    __slots__ = ("scalars", "frames", "once", "once_length", "lasting", "log", "actions", "branches",
+                 "branch_parts", "info", "others")
 
     def __init__(self, s: GameState) -> None:
-        Journal.__init__(self)
+        # Journal.__init__, written out: an Undo is made for every action
+        self.zones = {}
+        self.where = {}
+        self.tokens = None
+        self.vars = {}
+        self.cells = {}
+        self.known = {}
         self.scalars = (s.rng, s.pending, s.active, s.round, s.turn, s.over, s.decisions)
         # Frames change in place (their position, their locals); their values never do.
-        self.frames = [(f, f.pc, f.locals.copy()) for f in s.stack]
-        self.once = s.once[:]
-        self.lasting = [(m, m.remaining) for m in s.lasting] if s.lasting else []
+        stack = s.stack
+        if len(stack) == 1:  # (most often: no comprehension's call for one frame)
+            f = stack[0]
+            self.frames = [(f, f.pc, f.locals.copy())]
+        else:
+            self.frames = [(f, f.pc, f.locals.copy()) for f in stack]
+        # `once` marks are only ever added at its end, or the list replaced whole: the list and
+        # its length put it back (no copy)
+        self.once = s.once
+        self.once_length = len(s.once)
+        self.lasting = [(m, m.remaining) for m in s.lasting] if s.lasting else None
         self.log = len(s.log)
         self.actions = len(s.actions)
         # The branches of a `simultaneously`, noted like the main stack (their frames' positions
         # and locals, their logs' lengths) rather than copied: one action changes one branch.
         self.branches = s.branches
         self.branch_parts = [(b, b.stack[:], [(f, f.pc, dict(f.locals)) for f in b.stack], b.pending, b.count,
-                              len(b.log), len(b.actions)) for b in s.branches] if s.branches else []
+                              len(b.log), len(b.actions)) for b in s.branches] if s.branches else None
         # What players know of cards (journaled: the dict itself is kept) and explicit chance
         # (flat: copied rather than journaled).
         self.info = (s.known, s.chance, {k: v[:] for k, v in s.unordered.items()} if s.unordered else {},
-                     s.chance_at, s.tape[:])
-        self.others = {name: copy.deepcopy(getattr(s, name)) for name in _OTHER_FIELDS} if _OTHER_FIELDS else {}
+                     s.chance_at, s.tape[:] if s.tape else [])
+        self.others = {name: copy.deepcopy(getattr(s, name)) for name in _OTHER_FIELDS} if _OTHER_FIELDS else None
 
     @property
     def journal(self) -> Journal:
@@ -133,13 +147,17 @@ class Undo(Journal):
             f.pc, f.locals = pc, local_values
             stack.append(f)
         s.stack = stack
+        del self.once[self.once_length:]
         s.once = self.once
-        for m, remaining in self.lasting:
-            m.remaining = remaining
-        s.lasting = [m for m, _ in self.lasting]
+        if self.lasting is None:
+            s.lasting = []
+        else:
+            for m, remaining in self.lasting:
+                m.remaining = remaining
+            s.lasting = [m for m, _ in self.lasting]
         del s.log[self.log:]
         del s.actions[self.actions:]
-        for b, frames, positions, pending, count, log_length, actions_length in self.branch_parts:
+        for b, frames, positions, pending, count, log_length, actions_length in self.branch_parts or ():
             for f, pc, local_values in positions:
                 f.pc, f.locals = pc, local_values
             b.stack, b.pending, b.count = frames, pending, count
@@ -147,5 +165,5 @@ class Undo(Journal):
             del b.actions[actions_length:]
         s.branches = self.branches
         s.known, s.chance, s.unordered, s.chance_at, s.tape = self.info
-        for name, value in self.others.items():
+        for name, value in (self.others or {}).items():
             setattr(s, name, value)
