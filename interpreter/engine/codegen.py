@@ -531,6 +531,7 @@ class CodeGen:
         self.ns["_slow"] = self._slow_path(self.refs, self.slow_calls)
         self.ns["_refs"] = self.refs
         self.const_names: dict[Any, str] = {}
+        self.seat_keys: dict[str, str] = {}  # a player var's or zone's prefix -> its table of keys
         self.define_names: dict[str, str] = {}
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
@@ -876,6 +877,8 @@ class CodeGen:
                 if self.type_of(e.left).startswith("bag:"):
                     return f"subtract_values(m, {a}, {b}, None)"
                 return self.checked_int(f"{a} - {b}")  # a dict there raises: the slow path does it
+            if e.op == "*" and _literal_int(a) and _literal_int(b) and abs(int(a) * int(b)) <= MAX_INT:
+                return repr(int(a) * int(b))  # `2 * 0` of an inlined define's argument: folded
             helper = {"*": "_mul", "/": "_div", "%": "_mod"}[e.op]
             return f"{helper}({a}, {b})"
         if isinstance(e, n.Compare):
@@ -911,6 +914,12 @@ class CodeGen:
             return f"check_int(-{self.expr(e.operand, scope)})"
         if isinstance(e, n.Cond):
             t, c, o = (self.expr(x, scope) for x in (e.then, e.test, e.orelse))
+            if t == o and _literal_int(t) and _PLAIN_TEST.match(c):
+                return t  # `0 if e == x else 0` of an inlined define's argument: either way 0
+            if c in ("True", "(not False)"):
+                return t
+            if c in ("False", "(not True)"):
+                return o
             return f"({t} if {c} else {o})"
         if isinstance(e, n.ListLit):
             if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
@@ -929,8 +938,11 @@ class CodeGen:
         int in bounds is itself; anything else goes to check_int, which refuses it as before."""
         if self.in_iterable:  # Python allows no `:=` in the iterable of a comprehension
             return f"check_int({value})"
+        # The bounds are literals (folded by Python's compiler, not looked up). No test of the
+        # type: a number in bounds is itself (a bool too), anything but a number cannot be
+        # compared with one and raises (the slow path), as check_int would pass it through.
         t = self.var()
-        return f"({t} if -_MAX_INT <= ({t} := {value}) <= _MAX_INT and type({t}) is int else check_int({t}))"
+        return f"({t} if {-MAX_INT} <= ({t} := {value}) <= {MAX_INT} else check_int({t}))"
 
     def text(self, e, scope: dict) -> str:
         # How a value reads is the reference's own function (compiler.shown_as), held as a constant.
@@ -993,6 +1005,15 @@ class CodeGen:
     def key(self, prefix: str, e, scope: dict) -> str:
         """A state key made of a name and a player or card (`score#2`, `played@17`): an f-string,
         which formats as str() does, without the call to str() and the concatenation."""
+        if self.type_of(e) == "player":
+            # A player's key read from a table of the keys of every seat, made once (no formatting
+            # at every read). A seat past the table, or a value that is no seat, is no key of it:
+            # KeyError, then the slow path (the reference's own key fails to be found as well).
+            table = self.seat_keys.get(prefix)
+            if table is None:
+                table = self.seat_keys[prefix] = self.const(
+                    {seat: f"{prefix}{seat}" for seat in range(self.p.max_players)})
+            return f"{table}[{self.expr(e, scope)}]"
         return f"f'{{{self.const(prefix)}}}{{{self.expr(e, scope)}}}'"
 
     def hoisted(self, where: str, key: str, obj, scope: dict) -> str:
@@ -1006,7 +1027,10 @@ class CodeGen:
         name = self.hoists.get(read)
         if name is None:
             name = self.hoists[read] = f"_h{len(self.hoists)}"
-            self.hoist_lines.append(f"{name} = {where}.get({key}, _MISS)")
+            # (a seat's key looked up with .get: a value that is no seat finds nothing here, and
+            # fails only where the loop reads it, if it does)
+            ahead = re.sub(r"\A(_k\d+)\[(\w+)\]\Z", r"\1.get(\2)", key)
+            self.hoist_lines.append(f"{name} = {where}.get({ahead}, _MISS)")
         return f"({name} if {name} is not _MISS else {read})"
 
     def gen(self, e: n.Gen, scope: dict) -> str:
@@ -1067,7 +1091,7 @@ class CodeGen:
         scope["$define"] = "1"
         self.roots.append((name, d.value))
         try:
-            return f"(_paid_call(m) and {self.expr(d.value, scope)})"
+            return f"({self.paid_call()} and {self.expr(d.value, scope)})"
         finally:
             self.roots.pop()
 
@@ -1085,7 +1109,30 @@ class CodeGen:
         if held is None:
             held = self.hoists[call] = f"_h{len(self.hoists)}"
             self.hoist_lines.append(f"{held} = _MISS")
-        return f"({held} if {held} is not _MISS and _paid_call(m) else ({held} := {call}))"
+        return f"({held} if {held} is not _MISS and {self.paid_call()} else ({held} := {call}))"
+
+    def paid_call(self) -> str:
+        """Source paying for a call of a define whose result is known (always true). In a define's
+        body, added to the body's own tally `_u` (paid when the body ends, see `define`): the same
+        units, without a call."""
+        if self.hoists is not None and not self.in_iterable:  # no `:=` in a comprehension's iterable
+            return f"(_u := _u + {STEPS_PER_CALL})"
+        return "_paid_call(m)"
+
+    def bag_again(self, arg: str) -> str | None:
+        """`bag(x)` of a define's parameter or a constant, in a define's body: the counts made at
+        its first use are used again at the others, each paid for as `_bag` pays for a list it
+        remembers (its length and its counts'), added to the body's tally."""
+        if self.hoists is None or self.in_iterable or not _invariant(arg):
+            return None
+        key = f"_bag({arg})"
+        held = self.hoists.get(key)
+        if held is None:
+            held = self.hoists[key] = f"_h{len(self.hoists)}"
+            self.hoist_lines.append(f"{held} = _MISS")
+        # (an empty list's counts pay nothing, as the tally's 0 says: made again, as `_bag` does)
+        return (f"({held} if {held} is not _MISS and (_u := _u + len({arg}) + len({held})) "
+                f"else ({held} := _bag(m, {arg}, _paid_flat)))")
 
     def is_range(self, e) -> bool:
         return (isinstance(e, n.Call) and len(e.args) == 2
@@ -1117,6 +1164,10 @@ class CodeGen:
             if built is not None:
                 return f"{_FUSED_FLAT[name]}(m, {built}, 2)"
             return f"{_FUSED_FLAT[name]}(m, {args[0]})"
+        if len(args) == 1 and name == "bag" and zone:
+            again = self.bag_again(args[0])
+            if again is not None:
+                return again
         if len(args) == 1 and name in _FUSED_1:
             return f"{_FUSED_1[name]}(m, {args[0]}{zone})"
         if name in ("max", "min") and len(args) >= 2 and all(self.type_of(a) == "int" for a in e.args):
@@ -1168,23 +1219,34 @@ class CodeGen:
             self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = outer
             self.roots.pop()
 
-        def hoist(indent: str) -> str:
-            return "".join(f"{indent}{line}\n" for line in lines)
+        tally = "_u :=" in body or any("_u :=" in line for line in lines)
+
+        def work(indent: str, target: str) -> str:
+            """The lines that work out the body into `target`: its hoisted reads first and, when
+            it tallies what it pays (`paid_call`, `bag_again`), the tally paid at the end."""
+            out = [f"{indent}_u = 0\n"] if tally else []
+            out += [f"{indent}{line}\n" for line in lines]
+            out.append(f"{indent}{target} = {body}\n")
+            if tally:
+                out.append(f"{indent}if _u:\n"
+                           f"{indent}    b.used += _u\n"
+                           f"{indent}    if b.used > b.limit:\n"
+                           f"{indent}        m.charge(0)\n")
+            return "".join(out)
         arglist = "".join(", " + a for a in args)
         key = f"({self.const(name)}, {''.join(a + ', ' for a in args)})"  # the reference's keys
         kinds = [self.param_hashable(prm) for prm in params]
         # A call is paid for even when its result is remembered, as in the reference; written out
         # in place, since a method call per define call was a tenth of the time in some games.
         pay_call = ("    b = m.budget\n"
-                    "    b.used += _STEPS_PER_CALL\n"
+                    f"    b.used += {STEPS_PER_CALL}\n"
                     "    if b.used > b.limit:\n"
                     "        m.charge(0)\n")
-        if self.free(d.value):
+        if self.free(d.value) or any(k is False for k in kinds):
             # Its body pays nothing (numbers, names, fields, comparisons of plain values): the
             # memo would charge what working it out again charges, STEPS_PER_CALL, and cost more.
-            src = f"def {fname}(m{arglist}):\n{pay_call}{hoist('    ')}    return {body}\n"
-        elif any(k is False for k in kinds):  # the reference's memo would fail on every call
-            src = f"def {fname}(m{arglist}):\n{pay_call}{hoist('    ')}    return {body}\n"
+            # Or the reference's memo would fail on every call (a list given to it).
+            src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
         elif all(kinds):
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
@@ -1192,8 +1254,7 @@ class CodeGen:
                    f"    memo = m.memo\n"
                    f"    r = memo.get(key, _MISS)\n"
                    f"    if r is _MISS:\n"
-                   f"{hoist('        ')}"
-                   f"        r = memo[key] = {body}\n"
+                   f"{work('        ', 'r = memo[key]')}"
                    f"    return r\n")
         else:  # the types do not say: try, as the reference does
             src = (f"def {fname}(m{arglist}):\n"
@@ -1203,11 +1264,10 @@ class CodeGen:
                    f"    try:\n"
                    f"        r = memo.get(key, _MISS)\n"
                    f"    except TypeError:\n"
-                   f"{hoist('        ')}"
-                   f"        return {body}\n"
+                   f"{work('        ', 'r')}"
+                   f"        return r\n"
                    f"    if r is _MISS:\n"
-                   f"{hoist('        ')}"
-                   f"        r = memo[key] = {body}\n"
+                   f"{work('        ', 'r = memo[key]')}"
                    f"    return r\n")
         self.source.append(src)
         return fname
@@ -1281,7 +1341,7 @@ class CodeGen:
         return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
 
 
-_FIRST_CALL = re.compile(r"((?:\(|not )*)_paid_call\(m\) and ")
+_FIRST_CALL = re.compile(r"((?:\(|not )*)(?:_paid_call\(m\)|\(_u := _u \+ \d+\)) and ")
 
 
 def _first_calls(source: str) -> tuple[str, int]:
@@ -1290,12 +1350,24 @@ def _first_calls(source: str) -> tuple[str, int]:
     match = _FIRST_CALL.match(source)
     if match is None:
         return source, 0
+    if match.group(1).endswith("("):  # `(_paid_call(m) and x)`: `(True and x)` is `(x)`
+        return f"{match.group(1)}{source[match.end():]}", 1
     return f"{match.group(1)}True and {source[match.end():]}", 1
 
 
 def _size_of(e) -> int:
     """How many expression nodes `e` holds."""
     return 1 + sum(_size_of(x) for x in _subexpressions(e))
+
+
+# A test of generated source that pays nothing and cannot raise: two names or numbers compared
+# (the names: parameters, loop variables, constants; `L[...]` and calls do not match).
+_PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
+
+
+def _literal_int(source: str) -> bool:
+    """Generated source that is a whole number written out (`0`, `-2`)."""
+    return source.lstrip("-").isdigit()
 
 
 def _invariant(source: str) -> bool:
