@@ -1,0 +1,94 @@
+"""The generated defines' own shortcuts (issue 14): what they pay and what they refuse is the reference's.
+
+A define's body tallies some of what it pays (calls of defines whose results it knows, `bag()` of
+a parameter counted again) and pays the tally when it ends; a player's var or zone is read through
+a table of every seat's key; a few constants are folded. Each test plays or fails a game through
+both backends and compares what they do, what they pay and where they fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import interpreter
+from interpreter.tools.simulate import next_player
+from rulelang.diagnostics import RuleRuntimeError
+
+TALLIES = '''game "Tallies"
+players 2 to 3
+enum hue: grey, red, green, blue
+var score per player: int = 0
+var board: list of hue = [grey, red, green, grey, red, grey, green, green]
+define mark(p: player) = [red, green, blue][index_of(players, p)]
+define marked(p: player) = count(x for x in board where x == mark(p))
+define short(p: player, have: list of hue, e: hue) = max(0,
+    2 - bag(have)[e] + (2 * 0 - (1 if bag(have)[green] >= 2 else 0) if e == green else 0)
+    - (0 if e == red else 0))
+define gap(p: player, have: list of hue) = sum(short(p, have, e) for e in [grey, red, green, blue]) - bag(have)[red]
+define lead(p: player) = p.score - min(q.score for q in players)
+flow:
+    repeat 4:
+        for p in players:
+            turn p:
+                choose i in range(0, 7) where gap(p, board) + marked(p) >= i - 6 by p label "square {i}"
+                set board[i] = mark(p)
+                set p.score += gap(p, board) + lead(p)
+                log "{p} takes {i}: {gap(p, board)} {lead(p)}"
+'''
+
+
+def test_tallied_bodies_play_as_the_reference(tmp_path):
+    """Known calls and `bag()` of a parameter tallied in the body, seat keys, folded constants:
+    the games, their logs and the work paid at every action are the reference's (and nothing
+    takes the slow path)."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(TALLIES)
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    assert "(_u := _u + len(a1) + len(" in source  # bag(have) counted once, paid for at each use
+    assert "_mul(2, 0)" not in source
+    for seed in range(8):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+
+
+def _failure(path, backend: str, budget: int | None = None) -> str:
+    game = interpreter.load(str(path), backend=backend, cache=False)
+    with pytest.raises(RuleRuntimeError) as info:
+        state = game.new_game(players=2, seed=0)
+        while not state.is_over:
+            state.apply(state.legal_actions(next_player(state))[0])
+    return str(info.value)
+
+
+def test_running_out_inside_a_tallied_body_fails_where_the_reference_does(tmp_path):
+    """A body that pays its tally only when it ends still runs out of budget at the rule the
+    reference runs out at (the slow path re-runs the reference for the message)."""
+    (tmp_path / "game.rules").write_text(
+        'game "Spent"\nplayers 2 to 2\nvar score per player: int = 0\n'
+        "define one(p: player) = count(x for x in [1, 2, 3] where x > 1)\n"
+        "define many(p: player, n: int) = sum(one(p) for i in range(1, n))\n"
+        "flow:\n    for p in players:\n        turn p:\n"
+        "            set p.score += many(p, 5)\n"
+        "            set p.score += many(p, 90000) + many(p, 90001) + many(p, 90002)\n"
+        "            choose c in [1, 2] by p\n")
+    ref = _failure(tmp_path, "reference")
+    gen = _failure(tmp_path, "codegen")
+    assert gen == ref
+    assert "game.rules:5:" in gen and "steps" in gen, gen  # inside `many`, at its call of `one`
+
+
+def test_a_player_who_is_none_fails_as_in_the_reference(tmp_path):
+    """A player's var read through the seats' table, for a player that is none: the reference's
+    error, at its position; while the same read in a branch not taken is no failure."""
+    (tmp_path / "game.rules").write_text(
+        'game "Nobody"\nplayers 2 to 2\nvar score per player: int = 0\nvar target: player = none\n'
+        "define worth(p: player, q: player) = sum((q.score if q != none else 0) + x for x in [1, 2])\n"
+        "define bad(p: player, q: player) = sum(q.score + x for x in [1, 2])\n"
+        "flow:\n    for p in players:\n        turn p:\n"
+        "            set p.score += worth(p, target)\n"
+        "            set p.score += bad(p, target)\n"
+        "            choose c in [1, 2] by p\n")
+    ref = _failure(tmp_path, "reference")
+    gen = _failure(tmp_path, "codegen")
+    assert gen == ref
+    assert "game.rules:11:" in gen, gen  # at `bad`: `worth` went through
