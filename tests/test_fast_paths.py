@@ -186,3 +186,59 @@ def test_remembered_calls_in_loops_pay_as_the_reference(tmp_path):
     assert re.search(r"\((_paid_call\(m\)|\(_u := _u \+ 5\)) and ", source)  # `taken`, written in place of its calls
     for seed in range(6):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+
+
+MENUS = '''game "Menus"
+players 2
+var n: int = 0
+flow:
+    while n < 6 max 20:
+        for p in players:
+            choose by p prompt "Which?":
+                option "Same"{when}:
+                    set n += 1
+                option "Same"{when}:
+                    set n += 2
+                option "Other"{when}:
+                    set n -= 1
+            may "Go on?" by p:
+                set n += 1
+'''
+
+
+def test_menus_of_plain_texts_offer_what_worked_out_menus_offer(tmp_path):
+    """A menu whose options and prompt are plain texts makes its actions once (_MenuOp.fixed),
+    and `may` with a plain question too; `when true` on every option makes them be worked out
+    at every decision instead: the two games offer the same actions (equal labels numbered
+    apart), ask the same questions, pay the same and end alike; and each decision is its own."""
+    fixed_dir, open_dir = tmp_path / "fixed", tmp_path / "open"
+    fixed_dir.mkdir()
+    open_dir.mkdir()
+    (fixed_dir / "game.rules").write_text(MENUS.replace("{when}", ""))
+    (open_dir / "game.rules").write_text(MENUS.replace("{when}", " when true"))
+    fixed_game, open_game = interpreter.load(str(fixed_dir)), interpreter.load(str(open_dir))
+    menu = next(op for op in fixed_game.compiled.codes["flow"] if hasattr(op, "fixed"))
+    assert menu.fixed is not None
+    assert next(op for op in open_game.compiled.codes["flow"] if hasattr(op, "fixed")).fixed is None
+    for seed in range(8):
+        fixed, opened = fixed_game.new_game(players=2, seed=seed), open_game.new_game(players=2, seed=seed)
+        rng = random.Random(seed)
+        serials = set()
+        while not fixed.is_over:
+            assert fixed.decision == opened.decision
+            player = next_player(fixed)
+            assert [(a.value, a.label) for a in fixed.legal_actions(player)] == \
+                [(a.value, a.label) for a in opened.legal_actions(player)]
+            serials.add(fixed.s.pending.serial)
+            i = rng.randrange(fixed.num_actions(player))
+            paid_fixed, paid_open = Budget(), Budget()
+            fixed.apply(fixed.legal_actions(player)[i], paid_fixed)
+            opened.apply(opened.legal_actions(player)[i], paid_open)
+            assert paid_fixed.used == paid_open.used
+            assert fixed.s == opened.s
+        assert len(serials) > 2
+    state = fixed_game.new_game(players=2, seed=0)
+    assert [a.label for a in state.legal_actions()] == ["Same (1)", "Same (2)", "Other"]
+    assert state.decision.prompt == "Which?"
+    state.apply_index(2)
+    assert [a.label for a in state.legal_actions()] == ["Yes: Go on?", "No"]

@@ -832,12 +832,13 @@ class State:
     to this class must be wrapped in ``_locked`` too. Different states never share a lock.
     """
 
-    __slots__ = ("game", "s", "_lock")
+    __slots__ = ("game", "s", "_lock", "_kept")
 
     def __init__(self, game: Game, s: GameState):
         self.game = game
         self.s = s
         self._lock = threading.RLock()
+        self._kept: Machine | None = None  # the machine of the last decision on the main stack (_carry_out)
 
     # ---- decisions
     def _waiting(self) -> list[tuple[Branch | None, Pending]]:
@@ -985,13 +986,28 @@ class State:
             if branch is None:
                 # `_run_action`'s main-stack part, written out: the path of every decision of a
                 # playout (no `simultaneously` in progress), one call and one lookup fewer
-                m = Machine(g, s, budget, chance_ok=True)
+                # The machine of this state's last decision, made ready for this one as a new one
+                # would be (a new Machine per decision was a twentieth of a small game's decision)
+                m = self._kept
+                if m is None or m.s is not s:
+                    m = self._kept = Machine(g, s, budget, True)
+                else:
+                    m.budget = budget if budget is not None else Budget()
+                    m.log_chars = None
+                    m.tape_pos = 0
+                    if m.memo:
+                        m.memo = {}
                 m.journal = undo  # (its own journal)
                 frame = s.stack[-1]  # the choice being answered
                 op = g.codes[frame.code][frame.pc]
                 try:
                     value = p.values[index]
-                    s.log.extend(_choice_entries(g, s, p, index, op))
+                    label = p.labels[index]
+                    if len(label) <= MAX_LOG_LINE and not getattr(op, "cards", False):
+                        # (_choice_entries of a choice everybody reads, without its call)
+                        s.log.append(["choice", p.player, f"{g.player_name(p.player)}: {label}"])
+                    else:
+                        s.log.extend(_choice_entries(g, s, p, index, op))
                     s.actions.append([p.player, value])
                     op.resume(m, frame, value, p.player)
                     s.pending = None
