@@ -100,3 +100,98 @@ def test_decisions_kept_for_reuse_are_the_decisions(monkeypatch):
             state.apply_index(rng.randrange(state.num_actions()))
         assert state.decision is None
     assert len(seen) == 2 and len(game._decisions) == 1  # X's and O's question; one kept
+
+
+BIDS_THEN_DRAWS = '''game "Bids then draws"
+players 2 to 3
+var bid per player: int = 0
+var x: int = 0
+kind chip:
+    value: int
+cards chip (name, value, copies):
+    "Chip", 1, 12
+zone pile: public
+zone hand per player: owner
+setup:
+    move cards(chip) to pile
+    shuffle pile
+flow:
+    repeat 3:
+        simultaneously for p in players:
+            choose n in range(1, 3) prompt "Your bid" label "bid {n}"
+            set p.bid = n
+        for p in players:
+            turn p:
+                choose i in [0, 1, 2] by p
+                draw 1 from pile to p.hand
+                set x += 5
+                log "{p} drew"
+                set x = 10 / (i - 1)
+'''
+
+
+def test_failed_actions_without_an_undo_are_put_back_by_playing_again(tmp_path):
+    """A new game's actions on the main stack make no Undo: one that fails is put back by playing
+    the seed's game again up to it (steps of choosing at once included), then, after
+    MAX_REPLAYS of those in one game, by the undo journal again. Either way the state is as
+    before, to its save, and plays on as a state that never tried the action."""
+    import random
+
+    from interpreter.engine import api
+    from interpreter.tools.simulate import next_player
+
+    (tmp_path / "game.rules").write_text(BIDS_THEN_DRAWS)
+    game = interpreter.load(str(tmp_path))
+    untouched = interpreter.load(str(tmp_path))
+    failures = 0
+    for seed in range(8):
+        state = game.new_game(players=2 + seed % 2, seed=seed)
+        twin = untouched.new_game(players=2 + seed % 2, seed=seed)  # never tries the failing action
+        rng = random.Random(seed)
+        while not state.is_over:
+            player = next_player(state)
+            together = state.decision.simultaneous
+            if not together:
+                before = state.clone()
+                text = state.to_json()
+                with pytest.raises(RuleRuntimeError, match=r"game\.rules:25:"):
+                    state.apply_index(1, player)  # i = 1: drawn, set, logged, then 10 / 0
+                failures += 1
+                # (compared as States: taking `state.s` would end its journal-free actions)
+                assert state == before and state.to_json() == text
+            i = rng.choice([0, 2]) if not together else rng.randrange(state.num_actions(player))
+            state.apply_index(i, player)
+            twin.apply_index(i, player)
+            assert state.to_json() == twin.to_json()
+    assert failures > api.MAX_REPLAYS
+    assert game._replays == api.MAX_REPLAYS and untouched._replays == 0
+
+
+def test_a_state_changed_by_its_methods_is_put_back_by_its_undo(tmp_path):
+    """A state set up by hand (set_var, place...) is no longer its seed's game: a failing action
+    is put back by its undo journal, keeping what was set, and so is one whose data was taken
+    (`state.s`, which may be written); a state changed behind even that is refused rather than
+    put back wrongly."""
+    (tmp_path / "game.rules").write_text(RULES)
+    game = interpreter.load(str(tmp_path))
+    state = game.new_game(players=2, seed=4)
+    state.set_var("x", 3)
+    before = state.clone()
+    with pytest.raises(RuleRuntimeError, match=r"game\.rules:22:"):
+        state.apply_index(1, 0)
+    assert state.s == before.s and state.s.vars["x"] == 3
+    assert game._replays == 0
+    poked = game.new_game(players=2, seed=4)
+    poked.s.vars["x"] = 4  # taking `state.s` is enough: the state no longer vouches for itself
+    with pytest.raises(RuleRuntimeError, match=r"game\.rules:22:"):
+        poked.apply_index(1, 0)
+    assert poked.s.vars["x"] == 4 and poked.s.actions == [] and game._replays == 0
+    hidden = game.new_game(players=2, seed=4)
+    hidden._s.rng += 1  # past even that (its private data): playing again does not lead back to it
+    with pytest.raises(RuntimeError, match="changed outside its methods"):
+        hidden.apply_index(1, 0)
+    clone = game.new_game(players=2, seed=4).clone()  # a clone is still its seed's game
+    before = clone.clone()
+    with pytest.raises(RuleRuntimeError):
+        clone.apply_index(1, 0)
+    assert clone.s == before.s

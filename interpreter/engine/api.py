@@ -248,6 +248,7 @@ class Game:
         # (player, prompt) -> the Decision of one player deciding: Decisions are frozen, and a
         # game asks the same few questions again and again (at most MAX_DECISIONS_KEPT kept)
         self._decisions: dict[tuple[int, str], Decision] = {}
+        self._replays = 0  # failed actions put back by playing their game again (State._put_back)
 
     @property
     def name(self) -> str:
@@ -308,7 +309,8 @@ class Game:
         start = self._ready.get(players) if players.__class__ is int and chance == "seeded" else None
         if (start is not None and seed.__class__ is int and 0 <= seed < 2**64
                 and runtime.push_counter is None):  # (a count of calls must see the whole setup)
-            return State(self, _from_start(g, start, seed)[0] if start.deals is None else _dealt(g, start, seed))
+            return _replayable(State(self, _from_start(g, start, seed)[0] if start.deals is None
+                                     else _dealt(g, start, seed)))
         if not _is_int(players) or not _is_int(seed):
             raise ValueError(f"players and seed are whole numbers, not {_show(players)} and {_show(seed)}")
         if not 0 <= seed < 2**64:  # never taken modulo 2^64: two seeds must not give one game
@@ -341,7 +343,7 @@ class Game:
         except NeedChance as need:
             start_state.chance_at = [None, need.key, need.cards]
             return State(self, start_state)
-        return State(self, s)
+        return _replayable(State(self, s)) if chance == "seeded" else State(self, s)
 
     def load_state(self, path: str) -> State:
         """Restore a state from a save file, read like a rule file (a regular file of at most
@@ -813,6 +815,33 @@ def _repark(g: CompiledGame, t: GameState) -> None:
 
 
 
+# How many failed actions of one game are put back by playing the game again (State._put_back)
+# before its actions take the undo journal again: a failure costs a whole game played again.
+MAX_REPLAYS = 16
+_STATE_FIELDS = tuple(f.name for f in attrs.fields(GameState))
+
+
+def _replayable(state: State) -> State:
+    """A new game of the seeded generator: its state is its seed's game and its actions."""
+    state._lineage = state._s
+    return state
+
+
+def _played_again(game: Game, s: GameState, n_actions: int) -> GameState:
+    """The new game of ``s``'s seed with the first ``n_actions`` actions of ``s`` applied again,
+    each as its value among the legal actions of its player, each with a budget as large as it
+    may need (it was carried out once already, from whatever budget it was given)."""
+    again = game.new_game(players=s.num_players, seed=s.seed)
+    for player, value in s.actions[:n_actions]:
+        branch, p = next((b, q) for b, q in again._waiting() if q.player == player)
+        index = next(i for i, v in enumerate(p.values) if type(v) is type(value) and v == value)
+        again._carry_out(branch, p, index, Budget(limit=_REPLAY_STEPS))
+    return again._s
+
+
+_REPLAY_STEPS = 2**62
+
+
 def _locked(method):
     """Run a method of State holding the state's lock (see State)."""
     @functools.wraps(method)
@@ -832,18 +861,35 @@ class State:
     to this class must be wrapped in ``_locked`` too. Different states never share a lock.
     """
 
-    __slots__ = ("game", "s", "_lock", "_kept")
+    __slots__ = ("game", "_s", "_lock", "_kept", "_lineage")
 
     def __init__(self, game: Game, s: GameState):
         self.game = game
-        self.s = s
+        self._s = s
         self._lock = threading.RLock()
         self._kept: Machine | None = None  # the machine of the last decision on the main stack (_carry_out)
+        # The GameState this object vouches is exactly the new game of its seed (seeded chance)
+        # with the actions of `s.actions` applied, or None: then a failing action on the main
+        # stack can be put back by playing those again, and needs no Undo (see _carry_out).
+        # Only new_game, clone and successful actions keep it; every other change drops it.
+        self._lineage: GameState | None = None
+
+    @property
+    def s(self) -> GameState:
+        """The state's data. Whoever takes it from outside may change it past these methods:
+        from then on a failing action is put back by its undo journal (see _carry_out)."""
+        self._lineage = None
+        return self._s
+
+    @s.setter
+    def s(self, value: GameState) -> None:
+        self._lineage = None
+        self._s = value
 
     # ---- decisions
     def _waiting(self) -> list[tuple[Branch | None, Pending]]:
         """The decisions the game waits for: one, or one per player still choosing."""
-        s = self.s
+        s = self._s
         if s.over:
             return []
         if s.branches:
@@ -853,7 +899,7 @@ class State:
     @property
     def decision(self) -> Decision | None:
         with self._lock:  # what `_locked` does, without its call: the hot path of playouts
-            s = self.s
+            s = self._s
             p = s.pending
             if p is not None and not s.branches and not s.over and s.chance_at is None:  # the common case
                 kept = self.game._decisions
@@ -867,17 +913,17 @@ class State:
             return self._decision()
 
     def _decision(self) -> Decision | None:
-        s = self.s
+        s = self._s
         if s.chance_at is not None:
             return Decision((CHANCE,), False, "Chance")
         waiting = self._waiting()
         if not waiting:
             return None
-        return Decision(tuple(p.player for _, p in waiting), bool(self.s.branches), waiting[0][1].prompt)
+        return Decision(tuple(p.player for _, p in waiting), bool(self._s.branches), waiting[0][1].prompt)
 
     @_locked
     def legal_actions(self, player: int | None = None) -> list[Action]:
-        if self.s.chance_at is not None:
+        if self._s.chance_at is not None:
             return [a for a, _ in self.chance_outcomes()] if player in (None, CHANCE) else []
         for _, p in self._waiting():
             if player is None or p.player == player:
@@ -891,7 +937,7 @@ class State:
         The work it takes is paid from ``budget`` if given (an agent's look-ahead shares one),
         else from a fresh budget of MAX_STEPS_PER_ACTION steps."""
         g = self.game.compiled
-        if self.s.chance_at is not None:
+        if self._s.chance_at is not None:
             self._apply_chance(action)
             return
         if not isinstance(action, Action):
@@ -918,20 +964,20 @@ class State:
             index = None
         if index is None:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
-        self._carry_out(branch, p, index, budget)
+        self._carry_out(branch, p, index, budget, False)
 
     def num_actions(self, player: int | None = None) -> int:
         """How many legal actions ``player`` (default: the first player deciding) has now; with
         ``apply_index``, the lean path for programs that need no labels nor Action objects."""
         with self._lock:  # what `_locked` does, without its call: the hot path of playouts
-            s = self.s
+            s = self._s
             p = s.pending
             if p is not None and not s.branches and not s.over and s.chance_at is None:
                 return len(p.values) if player is None or player == p.player else 0
             return self._num_actions(player)
 
     def _num_actions(self, player: int | None) -> int:
-        if self.s.chance_at is not None:  # the outcomes of the chance node, as legal_actions lists them
+        if self._s.chance_at is not None:  # the outcomes of the chance node, as legal_actions lists them
             return len(self.chance_outcomes()) if player in (None, CHANCE) else 0
         for _, p in self._waiting():
             if player is None or p.player == player:
@@ -943,18 +989,18 @@ class State:
         player deciding): the lean path for programs, with no Action objects made or compared.
         An index out of range raises IllegalAction and changes nothing."""
         with self._lock:  # what `_locked` does, without its call: the hot path of playouts
-            s = self.s
+            s = self._s
             p = s.pending
             if (p is not None and not s.branches and not s.over and s.chance_at is None
                     and (player is None or player == p.player) and index.__class__ is int
                     and 0 <= index < len(p.values)):
-                self._carry_out(None, p, index, budget)  # one player deciding, the common case, directly
+                self._carry_out(None, p, index, budget, False)  # one player deciding, the common case, directly
             else:
                 self._apply_index_elsewhere(index, player, budget)
 
     def _apply_index_elsewhere(self, index: int, player: int | None, budget: Budget | None) -> None:
         """``apply_index`` at a chance node, in a step of choosing at once, or refused."""
-        if self.s.chance_at is not None:
+        if self._s.chance_at is not None:
             outcomes = self.chance_outcomes()
             if player not in (None, CHANCE) or not _is_int(index) or not 0 <= index < len(outcomes):
                 raise IllegalAction(f"action {_show(index)} is not one of the {len(outcomes)} chance outcomes now")
@@ -972,20 +1018,33 @@ class State:
             branch, p = found[0]
         if not _is_int(index) or not 0 <= index < len(p.values):
             raise IllegalAction(f"action {_show(index)} is not one of the {len(p.values)} legal now")
-        self._carry_out(branch, p, index, budget)
+        self._carry_out(branch, p, index, budget, False)
 
-    def _carry_out(self, branch: Branch | None, p: Pending, index: int, budget: Budget | None) -> Undo:
+    def _carry_out(self, branch: Branch | None, p: Pending, index: int, budget: Budget | None,
+                   undo_wanted: bool = True) -> Undo | None:
         """Apply the legal action at ``index`` of decision ``p``; on any failure, undo all of it.
-        Returns what would undo it (tests check that it puts the state back exactly). In
-        explicit-chance mode an action that reaches a random event is undone too, and the game
-        waits at a chance node for the outcome (interpreter/engine/chance.py)."""
-        s = self.s
+        Returns what would undo it (tests check that it puts the state back exactly), or None
+        when ``undo_wanted`` is false and none was made (see below). In explicit-chance mode an
+        action that reaches a random event is undone too, and the game waits at a chance node for
+        the outcome (interpreter/engine/chance.py).
+
+        No undo is made for an action on the main stack, paid from its own budget, of a state
+        that is its seed's new game and the actions it lists (``_lineage``): should it fail, that
+        game is played again to where it stood (``_put_back``), so the rare failure pays for what
+        every action saves (an Undo and its journal: a sixth of a small game's playout)."""
+        s = self._s
         g = self.game.compiled
-        undo = Undo(s)
+        if (not undo_wanted and branch is None and budget is None and self._lineage is s
+                and runtime.push_counter is None and self.game._replays < MAX_REPLAYS):
+            undo = None
+            before = (len(s.actions), len(s.log), s.decisions, s.rng)
+        else:
+            undo = Undo(s)
+            before = None
         try:
             if branch is None:
                 # `_run_action`'s main-stack part, written out: the path of every decision of a
-                # playout (no `simultaneously` in progress), one call and one lookup fewer
+                # playout (no `simultaneously` in progress), one call and one lookup fewer.
                 # The machine of this state's last decision, made ready for this one as a new one
                 # would be (a new Machine per decision was a twentieth of a small game's decision)
                 m = self._kept
@@ -997,7 +1056,7 @@ class State:
                     m.tape_pos = 0
                     if m.memo:
                         m.memo = {}
-                m.journal = undo  # (its own journal)
+                m.journal = undo  # (its own journal; None: nothing noted)
                 frame = s.stack[-1]  # the choice being answered
                 op = g.codes[frame.code][frame.pc]
                 try:
@@ -1018,44 +1077,64 @@ class State:
             else:
                 _run_action(g, s, [p.player, index], budget, undo, branch, p)
         except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
-            undo.restore(s)
+            self._put_back(undo, before)
             s.chance_at = [[p.player, index, p.serial], need.key, need.cards]
             s.tape = []
         except RuleRuntimeError as err:
-            undo.restore(s)
+            self._put_back(undo, before)
             if err.pos is None:  # raised by a `resume`: the choice is where it happened
                 frame = (branch.stack if branch is not None else s.stack)[-1]
                 raise RuleRuntimeError(err.bare_message, getattr(g.codes[frame.code][frame.pc], "pos", None)) from None
             raise
         except BaseException:  # anything else: never leave half an action
-            undo.restore(s)
+            self._put_back(undo, before)
             raise
         return undo
+
+    def _put_back(self, undo: Undo | None, before: tuple | None) -> None:
+        """Undo a failed action: by its Undo, or, when it had none, by playing the state's game
+        again from its seed up to where the action began (``before``: what the state's actions,
+        log, decision count and generator were then, checked against the game played again)."""
+        s = self._s
+        if undo is not None:
+            undo.restore(s)
+            return
+        self.game._replays += 1
+        n_actions, n_log, decisions, rng = before
+        again = _played_again(self.game, s, n_actions)
+        if (again.actions != s.actions[:n_actions] or again.log != s.log[:n_log]
+                or again.decisions != decisions or again.rng != rng):
+            # Only a change made to `state.s` directly, past State's methods, can lead here.
+            self._lineage = None
+            raise RuntimeError("a failed action could not be undone: the state was changed outside "
+                               "its methods, so playing its game again does not lead back to it")
+        for name in _STATE_FIELDS:
+            setattr(s, name, getattr(again, name))
 
     # ---- chance
     @property
     @_locked
     def is_chance(self) -> bool:
         """Whether the game waits for a chance outcome (only in explicit-chance mode)."""
-        return self.s.chance_at is not None
+        return self._s.chance_at is not None
 
     @_locked
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
         """At a chance node, each outcome (an action of seat -1 naming the card that comes next)
         with its exact probability; the probabilities sum to 1. Empty elsewhere."""
-        at = self.s.chance_at
+        at = self._s.chance_at
         if at is None:
             return []
         g = self.game.compiled
         return [(Action(CHANCE, card, g.card_names[card]), prob)
-                for card, prob in chance.outcomes(g, self.s, at[2])]
+                for card, prob in chance.outcomes(g, self._s, at[2])]
 
     def _apply_chance(self, action: Any) -> None:
         value = action.value if isinstance(action, Action) else action
         outcomes = {a.value for a, _ in self.chance_outcomes()}
         if isinstance(value, bool) or not isinstance(value, int) or value not in outcomes:
             raise IllegalAction(f"{_show(value)} is not a chance outcome now")
-        base = self.s
+        base = self._s
         tape = base.tape + [value]
         t = base.copy()
         t.chance_at, t.tape = None, tape
@@ -1066,18 +1145,18 @@ class State:
             nxt = base.copy()
             nxt.tape = tape
             nxt.chance_at = [act, need.key, need.cards]
-            self.s = nxt
+            self._s = nxt
             return
         t.tape = []
-        self.s = t
+        self._s = t
 
     # ---- results
     @property
     def is_over(self) -> bool:
-        return self.s.over
+        return self._s.over
 
     def _machine(self, budget: Budget | None = None) -> Machine:
-        return Machine(self.game.compiled, self.s, budget)
+        return Machine(self.game.compiled, self._s, budget)
 
     @_locked
     def score_breakdown(self, player: int, budget: Budget | None = None) -> dict[str, int]:
@@ -1088,7 +1167,7 @@ class State:
     @_locked
     def scores(self, budget: Budget | None = None) -> list[int]:
         budget = budget if budget is not None else Budget()
-        return [sum(self.score_breakdown(p, budget).values()) for p in range(self.s.num_players)]
+        return [sum(self.score_breakdown(p, budget).values()) for p in range(self._s.num_players)]
 
     @_locked
     def winners(self, budget: Budget | None = None) -> list[int]:
@@ -1100,9 +1179,9 @@ class State:
         m = self._machine(budget)
         if g.winners is not None:
             chosen = g.winners(m, {})
-            return sorted({p for p in chosen if isinstance(p, int) and 0 <= p < self.s.num_players})
+            return sorted({p for p in chosen if isinstance(p, int) and 0 <= p < self._s.num_players})
         scores = self.scores(budget)
-        keys = [(scores[p], *(f(m, p) for f in g.tiebreaks)) for p in range(self.s.num_players)]
+        keys = [(scores[p], *(f(m, p) for f in g.tiebreaks)) for p in range(self._s.num_players)]
         best = max(keys)
         return [p for p, k in enumerate(keys) if k == best]
 
@@ -1113,7 +1192,7 @@ class State:
 
         All zeros when nobody wins. Mid-game it is the result if the game ended now."""
         winners = self.winners(budget)
-        return [1 / len(winners) if p in winners else 0.0 for p in range(self.s.num_players)]
+        return [1 / len(winners) if p in winners else 0.0 for p in range(self._s.num_players)]
 
     @_locked
     def returns(self, utility: str = "win", budget: Budget | None = None) -> list[float]:
@@ -1127,7 +1206,7 @@ class State:
         where the higher score is better).
         """
         if utility == "win":
-            k = max(self.s.num_players, 2)
+            k = max(self._s.num_players, 2)
             return [k * share - 1 for share in self.results(budget)]
         if utility == "score":
             scores = self.scores(budget)
@@ -1151,7 +1230,7 @@ class State:
         budget = budget if budget is not None else Budget()
         scores = self.scores(budget)
         results = self.results(budget)
-        n = self.s.num_players
+        n = self._s.num_players
         winners = [p for p, r in enumerate(results) if r > 0]
         others = [p for p in range(n) if p not in winners]
         direction = 1
@@ -1178,23 +1257,26 @@ class State:
         token entry and log line)."""
         with self._lock:  # what `_locked` does, without its call: the hot path of search
             if budget is not None:
-                s = self.s
+                s = self._s
                 budget.charge(1 + len(s.where) + len(s.vars) + len(s.tokens) + len(s.log) + len(s.actions))
-            return State(self.game, self.s.copy())
+            copy = State(self.game, self._s.copy())
+            if self._lineage is self._s:
+                copy._lineage = copy._s
+            return copy
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State) or other.game is not self.game:
             return False
         first, second = sorted((self, other), key=id)  # always in one order: no deadlock
         with first._lock, second._lock:
-            return other.s == self.s
+            return other._s == self._s
 
     def __hash__(self) -> int:  # states are mutable; hash by identity
         return id(self)
 
     @_locked
     def to_json(self) -> str:
-        doc = _converter.unstructure(self.s)
+        doc = _converter.unstructure(self._s)
         # Who knows which card, in card order: the order the rules learnt them in (players
         # choosing at the same time, in any order) leaves no trace in a save.
         doc["known"] = {k: doc["known"][k] for k in sorted(doc["known"], key=lambda k: (len(k), k))}
@@ -1208,18 +1290,18 @@ class State:
     def log(self) -> list[LogEntry]:
         """The whole log, every line whatever its audience (for replays and referees); a player's
         own is `log_for(player)`."""
-        return [_entry(e) for e in self.s.log]
+        return [_entry(e) for e in self._s.log]
 
     @_locked
     def log_for(self, player: int) -> list[LogEntry]:
         """The log lines a player reads."""
-        return [_entry(e) for e in information.log_for(self.s, player)]
+        return [_entry(e) for e in information.log_for(self._s, player)]
 
     @_locked
     def events_since_last_decision(self, player: int) -> list[LogEntry]:
         """The log lines a player reads since their own last choice (all of them before their
         first): what a screen shows as "since your last decision"."""
-        log = information.log_for(self.s, player)
+        log = information.log_for(self._s, player)
         last = max((i for i, e in enumerate(log) if e[0] == "choice" and e[1] == player), default=-1)
         return [_entry(e) for e in log[last + 1:]]
 
@@ -1236,15 +1318,15 @@ class State:
 
     @property
     def actions_taken(self) -> list[tuple[int, Any]]:
-        return [(p, v) for p, v in self.s.actions]
+        return [(p, v) for p, v in self._s.actions]
 
     @property
     def seed(self) -> int:
-        return self.s.seed
+        return self._s.seed
 
     @property
     def num_players(self) -> int:
-        return self.s.num_players
+        return self._s.num_players
 
     # ---- setting up positions (tests, scenarios, puzzles) ----------------------------------
     # These change the state directly but keep it consistent: cards stay in exactly one zone
@@ -1261,12 +1343,13 @@ class State:
     def place(self, card: int | str, zone: str, at: int | str | None = None) -> int:
         """Move a card (an id, or a name: the first copy not already in `zone`) into a zone key."""
         if isinstance(card, str):
-            ids = [c for c in self.find_cards(card) if self.s.where[c] != zone]
+            ids = [c for c in self.find_cards(card) if self._s.where[c] != zone]
             if not ids:
                 raise KeyError(f"every {card!r} is already in {zone}")
             card = ids[0]
-        if zone not in self.s.zones:
-            raise KeyError(f"no zone {zone!r}; zones: {', '.join(sorted(self.s.zones))}")
+        if zone not in self._s.zones:
+            raise KeyError(f"no zone {zone!r}; zones: {', '.join(sorted(self._s.zones))}")
+        self._lineage = None  # no longer its seed's game and its actions
         self._machine().move_card(card, zone, at)
         return card
 
@@ -1280,6 +1363,7 @@ class State:
     @_locked
     def set_tokens(self, holder: int | str, token: str, count: int, side: str | None = None) -> None:
         """Give a holder exactly `count` tokens on one side, taking from or returning to the supply."""
+        self._lineage = None  # no longer its seed's game and its actions
         m = self._machine()
         key = self.holder_key(holder)
         sides = self.game.compiled.token_sides[token]
@@ -1294,8 +1378,9 @@ class State:
     @_locked
     def set_var(self, name: str, value: Any, player: int | None = None) -> None:
         key = name if player is None else f"{name}#{player}"
-        if key not in self.s.vars:
+        if key not in self._s.vars:
             raise KeyError(f"no var {key!r}")
+        self._lineage = None  # no longer its seed's game and its actions
         self._machine().set_var(key, value)
 
     @_locked
@@ -1311,7 +1396,8 @@ class State:
         params = self.game.compiled.proc_params[name]
         if len(params) != len(args):
             raise TypeError(f"{name} takes {len(params)} argument(s)")
-        s = self.s
+        s = self._s
+        self._lineage = None  # no longer its seed's game and its actions
         s.over = False
         s.pending = None
         s.branches = []
@@ -1324,7 +1410,7 @@ class State:
             _run_action(self.game.compiled, s, None)
         except NeedChance as need:  # explicit chance: the procedure waits for an outcome first
             start.chance_at = [None, need.key, need.cards]
-            self.s = start
+            self._s = start
 
     # ---- what a player may see
     @_locked
@@ -1334,7 +1420,7 @@ class State:
         return next((p.prompt for _, p in self._waiting() if p.player == player), None)
 
     def _decision_view(self, player: int) -> dict | None:
-        s = self.s
+        s = self._s
         if s.chance_at is not None:
             return {"players": [CHANCE], "simultaneous": False, "prompt": "Chance", "actions": None}
         waiting = self._waiting()
@@ -1349,7 +1435,7 @@ class State:
     @_locked
     def view(self, player: int) -> dict:
         """What this player may see, as JSON-able data (nothing they may not know)."""
-        return information.view(self.game.compiled, self.s, player, self._decision_view(player))
+        return information.view(self.game.compiled, self._s, player, self._decision_view(player))
 
     @_locked
     def observation(self, player: int) -> dict:
@@ -1360,14 +1446,14 @@ class State:
     def information_state(self, player: int) -> str:
         """A canonical text, equal for two states exactly when this player cannot tell them apart
         (what they see and know now, the log lines and choices they read, their own actions)."""
-        return information.information_state(self.game.compiled, self.s, player, self._decision_view(player))
+        return information.information_state(self.game.compiled, self._s, player, self._decision_view(player))
 
     @_locked
     def resample(self, player: int, seed: int) -> State:
         """A full state consistent with everything this player knows (the cards they do not know
         dealt again among the places they cannot see), for search to play out."""
         g = self.game.compiled
-        t = information.resample(g, self.s, player, seed)
+        t = information.resample(g, self._s, player, seed)
         _redraw_unknown_vars(g, t, player)
         _repark(g, t)
         if any(b.pending is None and b.stack for b in t.branches):
@@ -1375,7 +1461,7 @@ class State:
             # they run again, in the new deal, to their first decision; and whoever the player
             # knows to be done choosing is done again, with choices drawn at random (all the
             # player knows of them is that they were made).
-            done = [b.player for b in self.s.branches if b.player != player and b.pending is None and b.start]
+            done = [b.player for b in self._s.branches if b.player != player and b.pending is None and b.start]
             Machine(g, t).run()
             r = State(self.game, t)
             if done:
@@ -1389,5 +1475,5 @@ class State:
         JSON-able data (see ``interpreter.engine.table``), or None for a game without one."""
         if self.game.compiled.layout is None:
             return None
-        return evaluate_table(self.game.compiled, self.s, player)
+        return evaluate_table(self.game.compiled, self._s, player)
 
