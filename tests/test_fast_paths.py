@@ -242,3 +242,66 @@ def test_menus_of_plain_texts_offer_what_worked_out_menus_offer(tmp_path):
     assert state.decision.prompt == "Which?"
     state.apply_index(2)
     assert [a.label for a in state.legal_actions()] == ["Yes: Go on?", "No"]
+
+
+PLAYER_SUMS = '''game "Player sums"
+players 2 to 3
+var chips per player: int = 2
+var rounds: int = 0
+flow:
+    while rounds < 4 max 10:
+        simultaneously for p in players:
+            choose n in range(1, 3) by p label "take {n}"
+            set p.chips {add} n
+        for p in players:
+            let q = next_player(p)
+            choose by p prompt "How many?":
+                option "One":
+                    set q.chips {add} 1
+                option "Too many":
+                    set p.chips {add} 999999999999999999
+        set rounds += 1
+'''
+
+
+def test_adding_to_a_player_var_does_what_the_general_set_does(tmp_path):
+    """`set p.v += x` with `p` a local is one op (add_to_player_var); `set p.v = p.v + x` is the
+    general set: the same games, budgets and errors (a number grown too big), in steps of
+    choosing at once too."""
+    special_dir, general_dir = tmp_path / "special", tmp_path / "general"
+    special_dir.mkdir()
+    general_dir.mkdir()
+    (special_dir / "game.rules").write_text(PLAYER_SUMS.replace("{add}", "+="))
+    general = PLAYER_SUMS.replace("set p.chips {add} n", "set p.chips = p.chips + n")
+    general = general.replace("set q.chips {add} 1", "set q.chips = q.chips + 1")
+    general = general.replace("set p.chips {add} 999999999999999999", "set p.chips = p.chips + 999999999999999999")
+    (general_dir / "game.rules").write_text(general)
+    special_game, general_game = interpreter.load(str(special_dir)), interpreter.load(str(general_dir))
+    assert any(getattr(op, "__name__", "") == "add_to_pvar" for code in special_game.compiled.codes.values()
+               for op in code)
+    errors = 0
+    for seed in range(10):
+        a = special_game.new_game(players=2 + seed % 2, seed=seed)
+        b = general_game.new_game(players=2 + seed % 2, seed=seed)
+        rng = random.Random(seed)
+        while not a.is_over:
+            player = next_player(a)
+            i = rng.randrange(a.num_actions(player))
+            paid_a, paid_b = Budget(), Budget()
+            outcome = []
+            for state, paid in ((a, paid_a), (b, paid_b)):
+                try:
+                    state.apply(state.legal_actions(player)[i], paid)
+                    outcome.append(None)
+                except RuleRuntimeError as err:
+                    outcome.append(str(err).split(": ", 1)[1])
+            assert outcome[0] == outcome[1]
+            assert paid_a.used == paid_b.used
+            assert a.s == b.s
+            if outcome[0] is not None:
+                errors += 1
+                assert "grew past" in outcome[0]
+                i = 0 if a.decision.prompt == "How many?" else i
+                a.apply_index(i, player)
+                b.apply_index(i, player)
+    assert errors > 0

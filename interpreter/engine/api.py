@@ -861,13 +861,14 @@ class State:
     to this class must be wrapped in ``_locked`` too. Different states never share a lock.
     """
 
-    __slots__ = ("game", "_s", "_lock", "_kept", "_lineage")
+    __slots__ = ("game", "_s", "_lock", "_kept", "_budget", "_lineage")
 
     def __init__(self, game: Game, s: GameState):
         self.game = game
         self._s = s
         self._lock = threading.RLock()
         self._kept: Machine | None = None  # the machine of the last decision on the main stack (_carry_out)
+        self._budget: Budget | None = None  # its budget, when it was the action's own (not a caller's)
         # The GameState this object vouches is exactly the new game of its seed (seeded chance)
         # with the actions of `s.actions` applied, or None: then a failing action on the main
         # stack can be put back by playing those again, and needs no Undo (see _carry_out).
@@ -1051,7 +1052,11 @@ class State:
                 if m is None or m.s is not s:
                     m = self._kept = Machine(g, s, budget, True)
                 else:
-                    m.budget = budget if budget is not None else Budget()
+                    if budget is None:  # its own budget again, paid afresh: no new Budget per decision
+                        budget = m.budget if m.budget is self._budget else Budget()
+                        budget.used = 0
+                        self._budget = budget
+                    m.budget = budget
                     m.log_chars = None
                     m.tape_pos = 0
                     if m.memo:

@@ -937,6 +937,10 @@ class _Compiler:
                 fr.pc += 1
             set_item.shape = ("advance",)  # type: ignore[attr-defined]
             return set_item
+        if op == "+=":
+            added = self.add_to_player_var(t, value, where)
+            if added is not None:
+                return added
         get, put = self.place_of(t)
 
         if op == "=":
@@ -964,6 +968,35 @@ class _Compiler:
                 fr.pc += 1
         set_value.shape = ("advance",)  # type: ignore[attr-defined]
         return set_value
+
+    def add_to_player_var(self, t, value: Fn, where):
+        """`set p.v += x` with `p` a local (the commonest `+=` of games): the local read once
+        for the var's key rather than once to read it and once to write it (a local costs
+        nothing and reads the same both times), in one op; None for any other target."""
+        if not (isinstance(t, n.Attr) and isinstance(t.obj, n.Name)):
+            return None
+        cat, name = self.p.resolved.get(id(t), ("", ""))
+        if cat != "pvar" or self.p.resolved.get(id(t.obj), ("local", t.obj.id))[0] != "local":
+            return None
+        obj = self.expr(t.obj)
+        pos = t.pos
+
+        def add_to_pvar(m, fr):
+            L = fr.locals
+            who = obj(m, L)
+            key = f"{name}#{who}"
+            old = m.s.vars[key]
+            add = value(m, L)
+            if old.__class__ is int and add.__class__ is int:
+                new = check_int(old + add, where)
+            else:
+                new = add_values(m, old, add, where)
+            if m.branch is not None and who != m.branch.player:
+                m.shared_change(f"set another player's `{name}`", pos)
+            m.set_var(key, new)
+            fr.pc += 1
+        add_to_pvar.shape = ("advance",)  # type: ignore[attr-defined]
+        return add_to_pvar
 
     def place_of(self, t):
         """A settable place (a local, a var, `p.var`, `c.var`) as a getter and a putter."""
@@ -1508,6 +1541,9 @@ class _MenuOp(_Op):
         return amount
 
     def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
+        if self.fixed is not None:  # no cost, no once, no item: where the option starts
+            fr.pc = self.starts[value]
+            return
         which = value
         if isinstance(value, list):  # [option, item] of an option made `for` each item
             which = f"{value[0]}:{value[1]}"
