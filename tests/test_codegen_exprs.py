@@ -8,6 +8,8 @@ both backends and compares what they do, what they pay and where they fail.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import interpreter
@@ -26,19 +28,24 @@ define short(p: player, have: list of hue, e: hue) = max(0,
     - (0 if e == red else 0))
 define gap(p: player, have: list of hue) = sum(short(p, have, e) for e in [grey, red, green, blue]) - bag(have)[red]
 define lead(p: player) = p.score - min(q.score for q in players)
+const warm = [red, green]
+const none_yet = [x for x in [grey] where x == red]
+define warmth(p: player, e: hue) = (count(x for x in warm where x == e or e in warm) + sum(i for i in range(0, 3))
+    + (1 if e in none_yet else 0) + count(i for i in range(3, 1)) + count(x for x in warm where x == mark(p)))
 flow:
     repeat 4:
         for p in players:
             turn p:
                 choose i in range(0, 7) where gap(p, board) + marked(p) >= i - 6 by p label "square {i}"
                 set board[i] = mark(p)
-                set p.score += gap(p, board) + lead(p)
+                set p.score += gap(p, board) + lead(p) + warmth(p, board[i])
                 log "{p} takes {i}: {gap(p, board)} {lead(p)}"
 '''
 
 
 def test_tallied_bodies_play_as_the_reference(tmp_path):
-    """Known calls and `bag()` of a parameter tallied in the body, seat keys, folded constants:
+    """Known calls and `bag()` of a parameter tallied in the body, seat keys, folded constants,
+    what iterating or searching a constant list or a range of two numbers pays, worked out here:
     the games, their logs and the work paid at every action are the reference's (and nothing
     takes the slow path)."""
     from test_backends import play_both
@@ -47,6 +54,8 @@ def test_tallied_bodies_play_as_the_reference(tmp_path):
     source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
     assert "(_u := _u + len(a1) + len(" in source  # bag(have) counted once, paid for at each use
     assert "_mul(2, 0)" not in source
+    assert "in range(0, 4)" in source and "in range(3, 2)" in source  # ranges (to and with 3): paid for here
+    assert re.search(r"\(_u := _u \+ 2\) and \w+ in _k\d+", source)  # `in` a constant list of 2
     for seed in range(8):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
 

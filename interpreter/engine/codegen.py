@@ -891,6 +891,10 @@ class CodeGen:
                     return f"(_paid_flat(m, {a}) {op} {b})"
                 return f"_eq(m, {a}, {b})" if op == "==" else f"(not _eq(m, {a}, {b}))"
             if op in ("in", "notin"):
+                items = self.known(b) if self.tallies() and _flat(self.type_of(e.right)) else None
+                if items is not None:  # `in` a constant list: what `_in_flat` pays is known here
+                    test = f"((_u := _u + {len(items)}) and {a} in {b})" if items else f"({a} in ())"
+                    return test if op == "in" else f"(not {test})"
                 test = "_in_flat" if _flat(self.type_of(e.right)) else "_in"
                 return f"{test}(m, {a}, {b})" if op == "in" else f"(not {test}(m, {a}, {b}))"
             if _scalar(self.type_of(e.left)):
@@ -1072,10 +1076,46 @@ class CodeGen:
             elem, calls = _first_calls(elem)
         if calls:
             src = f"{src[:-1]}, {calls * STEPS_PER_CALL})"
+        src, tally = self.known_iteration(src, calls * STEPS_PER_CALL)
         if elem is None:
-            return f"[{v} for {v} in {src}{cond}]"
+            return f"({tally}[{v} for {v} in {src}{cond}])" if tally else f"[{v} for {v} in {src}{cond}]"
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
+        if tally:
+            return f"{charged}(m, ({tally}[{elem} for {v} in {src}{cond}]))"
         return f"{charged}(m, [{elem} for {v} in {src}{cond}])"
+
+    def known(self, source: str) -> list | None:
+        """The list a constant of the namespace holds (a `const`, a literal), when `source` names
+        one: its length is known here, so what using it pays is too. Constants never change."""
+        if _CONST_NAME.match(source) is None:
+            return None
+        value = self.ns.get(source)
+        return value if value.__class__ is list and len(value) <= MAX_ITEMS else None
+
+    def tallies(self) -> bool:
+        """Whether the source being generated may add to the tally of a define's body."""
+        return self.hoists is not None and not self.in_iterable
+
+    def known_iteration(self, src: str, per: int) -> tuple[str, str]:
+        """A comprehension's iterable over a constant list or a range of two numbers, in a define's
+        body: the items themselves, with what `_iter` or `_iter_range` would pay for them added to
+        the body's tally before the comprehension (`(_u := _u + n) and `, or "" for nothing)."""
+        if not self.tallies():
+            return src, ""
+        match = _ITER_CALL.match(src)
+        if match is None:
+            return src, ""
+        helper, args = match.group(1), [a.strip() for a in match.group(2).split(",")]
+        if helper == "_iter" and len(args) in (1, 2) and self.known(args[0]) is not None:
+            cost = len(self.known(args[0])) * (1 + per)
+            return args[0], (f"(_u := _u + {cost}) and " if cost else "")
+        if helper == "_iter_range" and len(args) in (2, 3) and all(_literal_int(a) for a in args[:2]):
+            low, high = int(args[0]), int(args[1])
+            if high - low > MAX_ITEMS or high - low + 1 > MAX_ITEMS:
+                return src, ""  # refused there
+            cost = max(0, high - low + 1) * (2 + per)
+            return f"range({low}, {high + 1})", (f"(_u := _u + {cost}) and " if cost else "")
+        return src, ""
 
     def inlined(self, name: str, values: list[str]) -> str | None:
         """A small define that is never remembered (its body pays nothing, or it takes a list),
@@ -1168,6 +1208,9 @@ class CodeGen:
             again = self.bag_again(args[0])
             if again is not None:
                 return again
+        if len(args) == 1 and name == "count" and not zone and _only_argument(args[0], "_charged") is not None:
+            # a list just built (never none): paid for by its items, then again given to count()
+            return f"len(_charged_paid(m, {_only_argument(args[0], '_charged')}))"
         if len(args) == 1 and name in _FUSED_1:
             return f"{_FUSED_1[name]}(m, {args[0]}{zone})"
         if name in ("max", "min") and len(args) >= 2 and all(self.type_of(a) == "int" for a in e.args):
@@ -1363,6 +1406,10 @@ def _size_of(e) -> int:
 # A test of generated source that pays nothing and cannot raise: two names or numbers compared
 # (the names: parameters, loop variables, constants; `L[...]` and calls do not match).
 _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
+
+
+_CONST_NAME = re.compile(r"_k\d+\Z")
+_ITER_CALL = re.compile(r"(_iter|_iter_range)\(m, ([-\w, ]*)\)\Z")
 
 
 def _literal_int(source: str) -> bool:
