@@ -101,3 +101,32 @@ def test_a_player_who_is_none_fails_as_in_the_reference(tmp_path):
     gen = _failure(tmp_path, "codegen")
     assert gen == ref
     assert "game.rules:11:" in gen, gen  # at `bad`: `worth` went through
+
+
+def _bounds_game(big: int) -> str:
+    return ('game "Bounds"\nplayers 2 to 2\nvar score per player: int = 0\nenum hue: red, blue\n'
+            "kind gem:\n    value: int\n    needs: bag of hue\n"
+            f'cards gem (name, value, needs):\n    "Small", 3, {{red: 2}}\n    "Big", {big}, {{blue: 1}}\n'
+            "zone pile: public\n"
+            "define worth(c: card, have: list of hue) = c.value + c.value - bag(have)[red] + c.needs[blue]\n"
+            "setup:\n    move cards(gem) to pile\nflow:\n    for p in players:\n        turn p:\n"
+            "            choose c in pile where worth(c, [red, blue]) > 0 by p\n"
+            "            set p.score += worth(c, [red])\n")
+
+
+def test_sums_of_small_numbers_go_unchecked_and_large_ones_fail_as_in_the_reference(tmp_path):
+    """Numbers the cards and counts keep small are added without the check for numbers past
+    MAX_INT; a card number that could pass it keeps the check, and fails where the reference does."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(_bounds_game(40))
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    assert "1000000000000000000 <=" not in source  # every sum here is of small numbers
+    for seed in range(4):
+        assert play_both(str(tmp_path), (), 2, seed) > 0
+    (tmp_path / "game.rules").write_text(_bounds_game(600_000_000_000_000_000))
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    assert "1000000000000000000 <=" in source
+    ref = _failure(tmp_path, "reference")
+    assert _failure(tmp_path, "codegen") == ref
+    assert "grew past" in ref, ref

@@ -532,6 +532,10 @@ class CodeGen:
         self.ns["_refs"] = self.refs
         self.const_names: dict[Any, str] = {}
         self.seat_keys: dict[str, str] = {}  # a player var's or zone's prefix -> its table of keys
+        # The cards' values (given by the compiler once it has made them) and what `bound` learnt
+        self.card_attrs: list[dict] | None = None
+        self.define_bounds: dict[str, int | None] = {}
+        self.field_bounds: dict[tuple[str, bool], int | None] = {}
         self.define_names: dict[str, str] = {}
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
@@ -864,8 +868,11 @@ class CodeGen:
             return self.call(e, scope)
         if isinstance(e, n.BinOp):
             a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+            ints = self.type_of(e.left) == "int" and self.type_of(e.right) == "int"
+            if ints and e.op in ("+", "-") and self.small(e.left, scope) and self.small(e.right, scope):
+                return f"({a} {e.op} {b})"  # two numbers known to be far inside the bounds: no check
             if e.op == "+":
-                if self.type_of(e.left) == "int" and self.type_of(e.right) == "int":
+                if ints:
                     return self.checked_int(f"{a} + {b}")
                 if _flat(self.type_of(e)) and self.type_of(e).startswith("list:"):
                     built_a, built_b = _only_argument(a, "_charged_flat"), _only_argument(b, "_charged_flat")
@@ -936,6 +943,93 @@ class CodeGen:
             pairs = ", ".join(f"{self.const(k)}: {self.expr(v, scope)}" for k, v in e.items)
             return f"_charged(m, {{{pairs}}})"
         raise AssertionError(f"cannot generate {type(e).__name__}")
+
+    def small(self, e, scope: dict) -> bool:
+        """Whether `e` is a number no bigger than half MAX_INT whatever the state (so the sum
+        or difference of two such is in bounds, and the check the reference makes passes)."""
+        bound = self.bound(e, scope)
+        return bound is not None and bound <= MAX_INT // 2
+
+    def bound(self, e, scope: dict) -> int | None:  # noqa: C901 - one case per kind of expression
+        """The largest size a number `e` can have, from what never changes: literals, constants,
+        the cards' numbers, counts (no list holds more than MAX_ITEMS items), defines made of
+        those; None when it is not known (a var, a parameter, a number of the state)."""
+        if isinstance(e, n.Lit):
+            return abs(e.value) if type(e.value) in (int, bool) else None
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("local", e.id))
+            if cat == "local":
+                value = scope.get(name, "")
+                return abs(int(value)) if _literal_int(value) else None
+            if cat == "const":
+                value = self.c.const(name)
+                return abs(value) if type(value) in (int, bool) else None
+            if cat == "define":
+                return self.define_bound(name)
+            return None
+        if isinstance(e, n.Attr):
+            if self.p.resolved.get(id(e), ("dynamic",))[0] == "field" and e.name not in ("name", "text"):
+                return self.field_bound(e.name, False)
+            return None
+        if isinstance(e, n.Index):
+            obj = e.obj
+            if (isinstance(obj, n.Call) and self.p.resolved.get(id(obj), ("builtin", obj.func)) == ("builtin", "bag")
+                    and self.type_of(obj).startswith("bag:")):
+                return MAX_ITEMS  # a count of a bag just made of a list: at most its length
+            if isinstance(obj, n.Attr) and self.p.resolved.get(id(obj), ("dynamic",))[0] == "field" \
+                    and (self.type_of(obj) == "map" or self.type_of(obj).startswith("bag:")):
+                return self.field_bound(obj.name, True)
+            return None
+        if isinstance(e, n.Call):
+            cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            if cat == "define":
+                return self.define_bound(name) if len(e.args) == len(self.p.defines[name].params or ()) else None
+            if name == "count" and len(e.args) == 1:
+                return MAX_ITEMS
+            if name == "sum" and len(e.args) == 1 and isinstance(e.args[0], n.Gen) and e.args[0].elem is not None:
+                each = self.bound(e.args[0].elem, {})
+                return None if each is None else MAX_ITEMS * each
+            if name in ("min", "max", "abs") and e.args and all(self.type_of(a) == "int" for a in e.args):
+                bounds = [self.bound(a, scope) for a in e.args]
+                return None if None in bounds else max(bounds)
+            return None
+        if isinstance(e, n.BinOp) and e.op in ("+", "-", "*"):
+            left, right = self.bound(e.left, scope), self.bound(e.right, scope)
+            if left is None or right is None:
+                return None
+            return left + right if e.op != "*" else left * right
+        if isinstance(e, n.Neg):
+            return self.bound(e.operand, scope)
+        if isinstance(e, n.Cond):
+            then, orelse = self.bound(e.then, scope), self.bound(e.orelse, scope)
+            return None if then is None or orelse is None else max(then, orelse)
+        return None
+
+    def define_bound(self, name: str) -> int | None:
+        """`bound` of a define's body (its parameters unknown), worked out once."""
+        if name not in self.define_bounds:
+            self.define_bounds[name] = None  # (no define is made of itself; this only ends a loop)
+            self.define_bounds[name] = self.bound(self.p.defines[name].value, {})
+        return self.define_bounds[name]
+
+    def field_bound(self, field: str, in_map: bool) -> int | None:
+        """The largest size of a card field's numbers (of the numbers its maps hold, `in_map`)
+        over every card of the game; None unless all are numbers (or the field is missing)."""
+        key = (field, in_map)
+        if key not in self.field_bounds:
+            largest: int | None = 0
+            for values in self.card_attrs or ():
+                v = values.get(field)
+                for x in ((v.values() if isinstance(v, dict) else (None,)) if in_map else (v,)):
+                    if x is not None and type(x) not in (int, bool):
+                        largest = None
+                        break
+                    if x is not None and largest is not None:
+                        largest = max(largest, abs(x))
+                if largest is None:
+                    break
+            self.field_bounds[key] = largest if self.card_attrs is not None else None
+        return self.field_bounds[key]
 
     def checked_int(self, value: str) -> str:
         """`check_int(value)` without a call when the number is in bounds (most of the time): an

@@ -1693,6 +1693,8 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
                 names.append(str(values.get("name", table.kind)))
                 kinds.append(table.kind)
                 attrs_list.append(values)
+    if c.codegen is not None:  # how big the cards' numbers are decides which sums need a check
+        c.codegen.card_attrs = attrs_list
     zone_decls, slots, refill = {}, {}, {}
     grids: set[str] = set()
     for z in p.zones.values():
