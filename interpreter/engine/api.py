@@ -1051,6 +1051,8 @@ class State:
                 m = self._kept
                 if m is None or m.s is not s:
                     m = self._kept = Machine(g, s, budget, True)
+                    if budget is None:
+                        self._budget = m.budget  # its own: the next decision pays from it afresh
                 else:
                     if budget is None:  # its own budget again, paid afresh: no new Budget per decision
                         budget = m.budget if m.budget is self._budget else Budget()

@@ -931,7 +931,8 @@ class _Compiler:
                     new = list(container)
                     if not isinstance(i, int) or not (0 <= i < len(new)):
                         raise RuleRuntimeError(f"index {i} is outside a list of {len(new)}", pos)
-                    new[i] = combine(m, new[i], value(m, L))
+                    # (`set xs[i] = v`, the commonest: what combine gives, without its call)
+                    new[i] = value(m, L) if op == "=" else combine(m, new[i], value(m, L))
                 charge_value(m, new, pos)
                 put(m, L, new)
                 fr.pc += 1
