@@ -248,6 +248,7 @@ PLAYER_SUMS = '''game "Player sums"
 players 2 to 3
 var chips per player: int = 2
 var rounds: int = 0
+var spent: int = 0
 flow:
     while rounds < 4 max 10:
         simultaneously for p in players:
@@ -258,27 +259,32 @@ flow:
             choose by p prompt "How many?":
                 option "One":
                     set q.chips {add} 1
+                    set p.chips {sub} 1
+                    set spent {sub} 1
                 option "Too many":
                     set p.chips {add} 999999999999999999
-        set rounds += 1
+        set rounds {add} 1
 '''
 
 
 def test_adding_to_a_player_var_does_what_the_general_set_does(tmp_path):
-    """`set p.v += x` with `p` a local is one op (add_to_player_var); `set p.v = p.v + x` is the
-    general set: the same games, budgets and errors (a number grown too big), in steps of
-    choosing at once too."""
+    """`set p.v += x` (`-=`) with `p` a local, and `set v += x` (`-=`), are one op each
+    (add_to_var); `set p.v = p.v + x` is the general set: the same games, budgets and errors (a
+    number grown too big), in steps of choosing at once too."""
     special_dir, general_dir = tmp_path / "special", tmp_path / "general"
     special_dir.mkdir()
     general_dir.mkdir()
-    (special_dir / "game.rules").write_text(PLAYER_SUMS.replace("{add}", "+="))
+    (special_dir / "game.rules").write_text(PLAYER_SUMS.replace("{add}", "+=").replace("{sub}", "-="))
     general = PLAYER_SUMS.replace("set p.chips {add} n", "set p.chips = p.chips + n")
     general = general.replace("set q.chips {add} 1", "set q.chips = q.chips + 1")
+    general = general.replace("set p.chips {sub} 1", "set p.chips = p.chips - 1")
+    general = general.replace("set spent {sub} 1", "set spent = spent - 1")
+    general = general.replace("set rounds {add} 1", "set rounds = rounds + 1")
     general = general.replace("set p.chips {add} 999999999999999999", "set p.chips = p.chips + 999999999999999999")
     (general_dir / "game.rules").write_text(general)
     special_game, general_game = interpreter.load(str(special_dir)), interpreter.load(str(general_dir))
-    assert any(getattr(op, "__name__", "") == "add_to_pvar" for code in special_game.compiled.codes.values()
-               for op in code)
+    names = {getattr(op, "__name__", "") for code in special_game.compiled.codes.values() for op in code}
+    assert {"add_to_pvar", "add_to_var"} <= names
     errors = 0
     for seed in range(10):
         a = special_game.new_game(players=2 + seed % 2, seed=seed)

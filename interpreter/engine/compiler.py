@@ -938,8 +938,8 @@ class _Compiler:
                 fr.pc += 1
             set_item.shape = ("advance",)  # type: ignore[attr-defined]
             return set_item
-        if op == "+=":
-            added = self.add_to_player_var(t, value, where)
+        if op in ("+=", "-="):
+            added = self.add_to_var(t, op, value, where)
             if added is not None:
                 return added
         get, put = self.place_of(t)
@@ -970,10 +970,32 @@ class _Compiler:
         set_value.shape = ("advance",)  # type: ignore[attr-defined]
         return set_value
 
-    def add_to_player_var(self, t, value: Fn, where):
-        """`set p.v += x` with `p` a local (the commonest `+=` of games): the local read once
-        for the var's key rather than once to read it and once to write it (a local costs
-        nothing and reads the same both times), in one op; None for any other target."""
+    def add_to_var(self, t, op: str, value: Fn, where):
+        """`set n += x` / `-=` on a var, or on `p.v` with `p` a local (the commonest of games), as
+        one op: the var read and written in place rather than through a getter and a putter, and
+        the local read once for the var's key rather than twice (a local costs nothing and reads
+        the same both times); None for any other target."""
+        subtract = op == "-="
+        if isinstance(t, n.Name):
+            cat, name = self.p.resolved.get(id(t), ("local", t.id))
+            if cat != "var":
+                return None
+            pos = t.pos
+
+            def add_to_var(m, fr):
+                L = fr.locals
+                old = m.s.vars[name]
+                add = value(m, L)
+                if old.__class__ is int and add.__class__ is int:
+                    new = check_int(old - add if subtract else old + add, where)
+                else:
+                    new = subtract_values(m, old, add, where) if subtract else add_values(m, old, add, where)
+                if m.branch is not None:
+                    m.shared_change(f"set the shared `{name}`", pos)
+                m.set_var(name, new)
+                fr.pc += 1
+            add_to_var.shape = ("advance",)  # type: ignore[attr-defined]
+            return add_to_var
         if not (isinstance(t, n.Attr) and isinstance(t.obj, n.Name)):
             return None
         cat, name = self.p.resolved.get(id(t), ("", ""))
@@ -989,9 +1011,9 @@ class _Compiler:
             old = m.s.vars[key]
             add = value(m, L)
             if old.__class__ is int and add.__class__ is int:
-                new = check_int(old + add, where)
+                new = check_int(old - add if subtract else old + add, where)
             else:
-                new = add_values(m, old, add, where)
+                new = subtract_values(m, old, add, where) if subtract else add_values(m, old, add, where)
             if m.branch is not None and who != m.branch.player:
                 m.shared_change(f"set another player's `{name}`", pos)
             m.set_var(key, new)
