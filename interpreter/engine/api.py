@@ -309,8 +309,9 @@ class Game:
         start = self._ready.get(players) if players.__class__ is int and chance == "seeded" else None
         if (start is not None and seed.__class__ is int and 0 <= seed < 2**64
                 and runtime.push_counter is None):  # (a count of calls must see the whole setup)
-            return _replayable(State(self, _from_start(g, start, seed)[0] if start.deals is None
-                                     else _dealt(g, start, seed)))
+            state = State(self, _from_start(g, start, seed)[0] if start.deals is None else _dealt(g, start, seed))
+            state._lineage = state._s  # (what _replayable does, without its call)
+            return state
         if not _is_int(players) or not _is_int(seed):
             raise ValueError(f"players and seed are whole numbers, not {_show(players)} and {_show(seed)}")
         if not 0 <= seed < 2**64:  # never taken modulo 2^64: two seeds must not give one game
@@ -1038,10 +1039,9 @@ class State:
         if (not undo_wanted and branch is None and budget is None and self._lineage is s
                 and runtime.push_counter is None and self.game._replays < MAX_REPLAYS):
             undo = None
-            before = (len(s.actions), len(s.log), s.decisions, s.rng)
+            n_actions, n_log, decisions, rng = len(s.actions), len(s.log), s.decisions, s.rng
         else:
             undo = Undo(s)
-            before = None
         try:
             if branch is None:
                 # `_run_action`'s main-stack part, written out: the path of every decision of a
@@ -1084,21 +1084,21 @@ class State:
             else:
                 _run_action(g, s, [p.player, index], budget, undo, branch, p)
         except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
-            self._put_back(undo, before)
+            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng))
             s.chance_at = [[p.player, index, p.serial], need.key, need.cards]
             s.tape = []
         except RuleRuntimeError as err:
-            self._put_back(undo, before)
+            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng))
             if err.pos is None:  # raised by a `resume`: the choice is where it happened
                 frame = (branch.stack if branch is not None else s.stack)[-1]
                 raise RuleRuntimeError(err.bare_message, getattr(g.codes[frame.code][frame.pc], "pos", None)) from None
             raise
         except BaseException:  # anything else: never leave half an action
-            self._put_back(undo, before)
+            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng))
             raise
         return undo
 
-    def _put_back(self, undo: Undo | None, before: tuple | None) -> None:
+    def _put_back(self, undo: Undo | None, before: Any) -> None:
         """Undo a failed action: by its Undo, or, when it had none, by playing the state's game
         again from its seed up to where the action began (``before``: what the state's actions,
         log, decision count and generator were then, checked against the game played again)."""
