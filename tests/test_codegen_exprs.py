@@ -28,6 +28,7 @@ define short(p: player, have: list of hue, e: hue) = max(0,
     - (0 if e == red else 0))
 define gap(p: player, have: list of hue) = sum(short(p, have, e) for e in [grey, red, green, blue]) - bag(have)[red]
 define lead(p: player) = p.score - min(q.score for q in players)
+define spread(p: player) = short(p, [x for x in board where x != grey], red) + short(p, board, blue)
 const warm = [red, green]
 const none_yet = [x for x in [grey] where x == red]
 define warmth(p: player, e: hue) = (count(x for x in warm where x == e or e in warm) + sum(i for i in range(0, 3))
@@ -38,7 +39,7 @@ flow:
             turn p:
                 choose i in range(0, 7) where gap(p, board) + marked(p) >= i - 6 by p label "square {i}"
                 set board[i] = mark(p)
-                set p.score += gap(p, board) + lead(p) + warmth(p, board[i])
+                set p.score += gap(p, board) + lead(p) + warmth(p, board[i]) + spread(p)
                 log "{p} takes {i}: {gap(p, board)} {lead(p)}"
 '''
 
@@ -54,6 +55,7 @@ def test_tallied_bodies_play_as_the_reference(tmp_path):
     source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
     assert "(_u := _u + len(a1) + len(" in source  # bag(have) counted once, paid for at each use
     assert "_mul(2, 0)" not in source
+    assert ")[-1]" in source  # `short` written in place, its list worked out first into a name
     assert "in range(0, 4)" in source and "in range(3, 2)" in source  # ranges (to and with 3): paid for here
     assert re.search(r"\(_u := _u \+ 2\) and \w+ in _k\d+", source)  # `in` a constant list of 2
     for seed in range(8):

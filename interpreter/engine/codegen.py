@@ -303,6 +303,29 @@ def _bag(m, x, pay=_paid):
     return out
 
 
+def _bag_flat(m, x):
+    """`_bag(m, x, _paid_flat)` (a list of plain items, most often), with the list's own path first."""
+    if x.__class__ is not list:
+        return _bag(m, x, _paid_flat)
+    if not x:  # no items: nothing to pay for, nothing to count
+        return {}
+    memo = m.memo
+    known = memo.get(id(x))
+    if known is not None and known[0] is x:
+        out = known[1]
+    else:
+        if len(x) > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        out = {}
+        _count_elements(out, x)
+        memo[id(x)] = (x, out)  # (see `_bag`)
+    b = m.budget  # the list by its length, its counts by theirs, as `_bag` pays
+    b.used += len(x) + len(out)
+    if b.used > b.limit:
+        m.charge(0)
+    return out
+
+
 def _any(m, x, pay=_paid):
     return any(pay(m, x))
 
@@ -1171,12 +1194,11 @@ class CodeGen:
         if calls:
             src = f"{src[:-1]}, {calls * STEPS_PER_CALL})"
         src, tally = self.known_iteration(src, calls * STEPS_PER_CALL)
+        before, after = (f"({tally}", ")") if tally else ("", "")  # around the comprehension
         if elem is None:
-            return f"({tally}[{v} for {v} in {src}{cond}])" if tally else f"[{v} for {v} in {src}{cond}]"
+            return f"{before}[{v} for {v} in {src}{cond}]{after}"
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
-        if tally:
-            return f"{charged}(m, ({tally}[{elem} for {v} in {src}{cond}]))"
-        return f"{charged}(m, [{elem} for {v} in {src}{cond}])"
+        return f"{charged}(m, {before}[{elem} for {v} in {src}{cond}]{after})"
 
     def known(self, source: str) -> list | None:
         """The list a constant of the namespace holds (a `const`, a literal), when `source` names
@@ -1214,20 +1236,25 @@ class CodeGen:
     def inlined(self, name: str, values: list[str]) -> str | None:
         """A small define that is never remembered (its body pays nothing, or it takes a list),
         called with names or numbers: its body written in place of the call, paid for as a call.
-        The arguments are names, so reading them again costs nothing and changes nothing."""
+        The arguments are names, so reading them again costs nothing and changes nothing. In a
+        define's body, other arguments are worked out first (once, as for the call), into names."""
         d = self.p.defines[name]
         params = list(d.params or ())
-        if (len(values) != len(params) or not all(v.isidentifier() or v.isdigit() for v in values)
+        simple = [v.isidentifier() or v.isdigit() for v in values]
+        if (len(values) != len(params) or not (all(simple) or self.tallies())
                 or _size_of(d.value) > 60
                 or not (self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
             return None
-        scope = {prm.name: v for prm, v in zip(params, values, strict=True)}
+        names = [v if plain else self.var() for v, plain in zip(values, simple, strict=True)]
+        first = "".join(f"({t} := {v}), " for t, v, plain in zip(names, values, simple, strict=True) if not plain)
+        scope = {prm.name: v for prm, v in zip(params, names, strict=True)}
         scope["$define"] = "1"
         self.roots.append((name, d.value))
         try:
-            return f"({self.paid_call()} and {self.expr(d.value, scope)})"
+            body = f"({self.paid_call()} and {self.expr(d.value, scope)})"
         finally:
             self.roots.pop()
+        return f"({first}{body})[-1]" if first else body
 
     def remembered(self, name: str, values: list[str], scope: dict, call: str) -> str:
         """A call, in a loop of a define's body, of a define whose result is remembered, with
@@ -1266,7 +1293,7 @@ class CodeGen:
             self.hoist_lines.append(f"{held} = _MISS")
         # (an empty list's counts pay nothing, as the tally's 0 says: made again, as `_bag` does)
         return (f"({held} if {held} is not _MISS and (_u := _u + len({arg}) + len({held})) "
-                f"else ({held} := _bag(m, {arg}, _paid_flat)))")
+                f"else ({held} := _bag_flat(m, {arg})))")
 
     def is_range(self, e) -> bool:
         return (isinstance(e, n.Call) and len(e.args) == 2
@@ -1305,6 +1332,8 @@ class CodeGen:
         if len(args) == 1 and name == "count" and not zone and _only_argument(args[0], "_charged") is not None:
             # a list just built (never none): paid for by its items, then again given to count()
             return f"len(_charged_paid(m, {_only_argument(args[0], '_charged')}))"
+        if len(args) == 1 and name == "bag" and zone:
+            return f"_bag_flat(m, {args[0]})"
         if len(args) == 1 and name in _FUSED_1:
             return f"{_FUSED_1[name]}(m, {args[0]}{zone})"
         if name in ("max", "min") and len(args) >= 2 and all(self.type_of(a) == "int" for a in e.args):
