@@ -555,6 +555,7 @@ class CodeGen:
         self.ns["_refs"] = self.refs
         self.const_names: dict[Any, str] = {}
         self.seat_keys: dict[str, str] = {}  # a player var's or zone's prefix -> its table of keys
+        self.argument_names: set[str] = set()  # names inlined defines' arguments are worked out into
         # The cards' values (given by the compiler once it has made them) and what `bound` learnt
         self.card_attrs: list[dict] | None = None
         self.define_bounds: dict[str, int | None] = {}
@@ -1246,7 +1247,8 @@ class CodeGen:
                 or not (self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
             return None
         names = [v if plain else self.var() for v, plain in zip(values, simple, strict=True)]
-        first = "".join(f"({t} := {v}), " for t, v, plain in zip(names, values, simple, strict=True) if not plain)
+        made = [t for t, plain in zip(names, simple, strict=True) if not plain]
+        self.argument_names.update(made)
         scope = {prm.name: v for prm, v in zip(params, names, strict=True)}
         scope["$define"] = "1"
         self.roots.append((name, d.value))
@@ -1254,7 +1256,12 @@ class CodeGen:
             body = f"({self.paid_call()} and {self.expr(d.value, scope)})"
         finally:
             self.roots.pop()
-        return f"({first}{body})[-1]" if first else body
+        if not made:
+            return body
+        # each name given its value, and the counts `bag_again` keeps of it forgotten
+        first = "".join(f"({t} := {v}), " for t, v, plain in zip(names, values, simple, strict=True) if not plain)
+        first += "".join(f"({self.hoists[f'_bag({t})']} := _MISS), " for t in made if f"_bag({t})" in self.hoists)
+        return f"({first}{body})[-1]"
 
     def remembered(self, name: str, values: list[str], scope: dict, call: str) -> str:
         """A call, in a loop of a define's body, of a define whose result is remembered, with
@@ -1283,8 +1290,10 @@ class CodeGen:
     def bag_again(self, arg: str) -> str | None:
         """`bag(x)` of a define's parameter or a constant, in a define's body: the counts made at
         its first use are used again at the others, each paid for as `_bag` pays for a list it
-        remembers (its length and its counts'), added to the body's tally."""
-        if self.hoists is None or self.in_iterable or not _invariant(arg):
+        remembers (its length and its counts'), added to the body's tally. Also of a name an
+        inlined define's argument was worked out into (`inlined` forgets the counts whenever it
+        gives the name a new value)."""
+        if self.hoists is None or self.in_iterable or not (_invariant(arg) or arg in self.argument_names):
             return None
         key = f"_bag({arg})"
         held = self.hoists.get(key)
