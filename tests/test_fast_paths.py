@@ -17,6 +17,8 @@ import interpreter
 from interpreter.engine import codegen
 from interpreter.engine.budget import MAX_ITEMS, Budget, charge_value, value_size
 from interpreter.engine.compiler import _shown, _shown_all
+from interpreter.engine.information import _branch_starts, branch_starts
+from interpreter.engine.state import Frame
 from interpreter.tools.simulate import next_player
 from rulelang.diagnostics import RuleRuntimeError
 
@@ -139,6 +141,8 @@ def test_min_and_max_of_lists_just_built_pay_as_the_calls_they_stand_for():
 
 @pytest.mark.parametrize("name", ["plunderbund", "welcome_to"])
 def test_shown_all_is_shown_for_each_player(name):
+    """What a `simultaneously` step keeps of each player (what others saw, where their part
+    began) is the same read by the keys known per game as found by a pass over the state."""
     game = interpreter.load(str(ROOT / "games" / name))
     state = game.new_game(players=4, seed=3)
     rng = random.Random(3)
@@ -147,6 +151,9 @@ def test_shown_all_is_shown_for_each_player(name):
         s = state.s
         players = list(range(s.num_players))
         assert _shown_all(s, players) == {p: _shown(s, p) for p in players}
+        assert _shown_all(s, players, game.compiled) == {p: _shown(s, p) for p in players}
+        first = Frame("flow", 0, {"x": [1, 2]})
+        assert branch_starts(s, players, first, game.compiled) == _branch_starts(s, players, first)
         checked += 1
         player = next_player(state)
         state.apply_index(rng.randrange(state.num_actions(player)), player)

@@ -1759,7 +1759,8 @@ class _StepsGen:
                     lines.append(f"{ind}L.pop({self.name(local)}, None)")
                 walk(pc + 1, ind, path, False, depth)
             elif kind == "advance":  # the op moves fr.pc on; each way out of a run sets it anyway
-                lines.append(f"{ind}{o}(m, fr)")
+                # (an effect gives its lean form, which leaves fr.pc alone)
+                lines.append(f"{ind}{self.name(shape[1]) if len(shape) > 1 else o}(m, fr)")
                 walk(pc + 1, ind, path, True, depth)
             elif kind in ("effect", "leaf"):  # after it, the loop looks whether it stopped
                 # (an effect may raise an event, park or end the game; the code after it is
@@ -1768,6 +1769,24 @@ class _StepsGen:
                 lines.append(f"{ind}{o}(m, fr)")
                 lines.append(f"{ind}return")
                 work.append(pc + 1)
+            elif kind == "call":  # a procedure call, as the op makes it, then the procedure on the spot
+                from .compiler import RETURN_TO  # (the compiler imports this module)
+
+                pairs, binding, key, where = shape[1:]
+                values = ", ".join(f"{self.name(p)}: {self.name(f)}(m, L)" for p, f in pairs)
+                lines.append(f"{ind}_t = {{{values}}}")
+                lines.append(f"{ind}fr.pc = {pc + 1}")
+                if binding is not None:  # what it is if the procedure ends without `return`
+                    lines.append(f"{ind}L[{self.name(binding)}] = None")
+                    lines.append(f"{ind}_t[{self.name(RETURN_TO)}] = {self.name(binding)}")
+                lines.append(f"{ind}m.push({self.name(key)}, _t, {self.name(where)})")
+                # from here on, an error is the procedure's (the position is its op's, set by
+                # `descend`), and the caller has moved on
+                lines.append(f"{ind}pc = {pc + 1}")
+                lines.append(f"{ind}if not m.descend():")
+                lines.append(f"{ind}    return")
+                work.append(pc + 1)  # where the loop goes on when the procedure stops
+                walk(pc + 1, ind, path, True, depth)
             elif kind == "branch":
                 lines.append(f"{ind}if {self.name(shape[1])}(m, L):")
                 walk(pc + 1, ind + "    ", path, True, depth + 1)

@@ -29,12 +29,13 @@ from .budget import (
     check_int,
 )
 from .codegen import CodeGen
-from .information import branch_starts
+from .information import _seats, branch_starts, own_keys
 from .runtime import (
     EFFECTS,
     FUNCTIONS,
     RULE_FAULTS,
     Machine,
+    draw_cards,
     python_error,
 )
 from .state import Branch, Frame, Pending
@@ -153,6 +154,7 @@ class CompiledGame:
     # written); a determinisation draws one of its values for a player who cannot read the var.
     var_unknown: dict[str, tuple[Fn, Any]] = attrs.Factory(dict)
     viewer_cache: dict = attrs.Factory(dict)  # (zone key, players) -> bit mask of who sees it
+    own_keys: dict = attrs.Factory(dict)  # players -> each seat's own zone and var keys (information.own_keys)
     hidden_score_lines: set = attrs.Factory(set)  # score lines that read cards nobody may see yet
     owner_score_lines: set = attrs.Factory(set)  # score lines only their player may read (secret chips)
 
@@ -1091,7 +1093,9 @@ class _Compiler:
                     fr.locals[binding] = None  # what it is if the procedure ends without `return`
                     values[RETURN_TO] = binding
                 m.push(key, values, pos)
-            call_proc.shape = ("leaf",)  # type: ignore[attr-defined] - it always pushes a frame
+            # it always pushes a frame: a generated run pushes it itself and runs the procedure
+            # on the spot (``Machine.descend``)
+            call_proc.shape = ("call", pairs, binding, key, pos)  # type: ignore[attr-defined]
             return call_proc
         b = registry.BY_NAME[name]
         impl = EFFECTS[name]
@@ -1137,7 +1141,10 @@ class _Compiler:
             except (TypeError, ValueError, KeyError, IndexError) as err:
                 raise RuleRuntimeError(f"`{name}` failed: {err}", pos) from None
             fr.pc += 1
-        effect.shape = ("effect",)  # type: ignore[attr-defined] - it may raise an event, park or end the game
+        # A verb's effect never raises an event, parks or ends the game (only `emit`, turns and
+        # rounds raise events): the generated runs go on after it, with its lean form if any.
+        fast = _fast_effect(name, items, consts, binding, pos)
+        effect.shape = ("advance",) if fast is None else ("advance", fast)  # type: ignore[attr-defined]
         return effect
 
     def param(self, e, prm: registry.Param) -> Fn:
@@ -1260,9 +1267,9 @@ class _Compiler:
             # branches count from 1 again), so an action left over from the last step is stale.
             m.s.decisions += 1
             base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
-            shown = _shown_all(m.s, players)
+            shown = _shown_all(m.s, players, m.game)
             m.charge(len(m.s.where), pos)  # what each part needs to be put back (BranchStart)
-            starts = branch_starts(m.s, players, Frame(key, 0, base))
+            starts = branch_starts(m.s, players, Frame(key, 0, base), m.game)
             m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=shown[p], start=starts[p])
                             for p in sorted(players)]
             for p, start in starts.items():
@@ -1358,6 +1365,53 @@ def _cards_of_zones(f: Fn) -> Fn:
 
 def _const(value):
     return lambda m, L: value
+
+
+def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: str | None, pos):
+    """The lean form of the effects most games do most (`move CARDS to ZONE`, `draw N from A to
+    B`, at the bottom), for the generated runs: the arguments worked out in the order the general
+    op works them out, without its dictionary of them, and the cards moved by
+    ``Machine.move_cards``. The same steps paid, the same errors. None for any other effect.
+    The reference backend keeps the general op (tests/test_backends.py compares the two).
+    Like an op in a run, it leaves ``fr.pc`` to the run."""
+    keys = [k for k, _ in items]
+    if consts:
+        return None
+    fns = [f for _, f in items]
+
+    def failed(err: Exception) -> RuleRuntimeError:
+        if isinstance(err, RuleRuntimeError):
+            return RuleRuntimeError(err.bare_message, pos) if err.pos is None else err
+        return RuleRuntimeError(f"`{name}` failed: {err}", pos)
+
+    if name == "move" and sorted(keys) == ["cards", "zone"]:
+        f0, f1 = fns
+        cards_first = keys[0] == "cards"
+
+        def move(m, fr):
+            L = fr.locals
+            a = f0(m, L)
+            b = f1(m, L)
+            try:
+                m.move_cards(list(a), b) if cards_first else m.move_cards(list(b), a)
+            except (RuleRuntimeError, TypeError, ValueError, KeyError, IndexError) as err:
+                raise failed(err) from None
+        return move
+    if name == "draw" and sorted(keys) == ["count", "source", "zone"]:
+        f0, f1, f2 = fns
+        at = [keys.index(k) for k in ("count", "source", "zone")]
+
+        def draw(m, fr):
+            L = fr.locals
+            values = (f0(m, L), f1(m, L), f2(m, L))
+            try:
+                drawn = draw_cards(m, values[at[0]], values[at[1]], values[at[2]])
+            except (RuleRuntimeError, TypeError, ValueError, KeyError, IndexError) as err:
+                raise failed(err) from None
+            if binding is not None:
+                L[binding] = drawn
+        return draw
+    return None
 
 
 def _pass():
@@ -1619,9 +1673,24 @@ def _shown(s, player: int) -> dict:
     }
 
 
-def _shown_all(s, players: list) -> dict:
+def _shown_all(s, players: list, g: CompiledGame | None = None) -> dict:
     """`_shown(s, p)` for each of `players`, in one pass over the state instead of one per player
-    (a key ends with `#p` exactly when the text after its last `#` is p's number)."""
+    (a key ends with `#p` exactly when the text after its last `#` is p's number); with the game
+    ``g``, the players' own vars and zones read by their keys (``information.own_keys``)."""
+    if g is not None and _seats(s, players):
+        zone_keys, var_keys = own_keys(g, s.num_players)
+        values, zones = s.vars, s.zones
+        try:
+            out = {p: {"vars": {k: values[k] for k in var_keys[p]}, "zones": {k: len(zones[k]) for k in zone_keys[p]},
+                       "tokens": {}} for p in players}
+        except KeyError:  # (a var missing: not a state the save checks let through)
+            return _shown_all(s, players)
+        marks = {f"p{p}": out[p]["tokens"] for p in players}
+        for k, v in s.tokens.items():
+            mine = marks.get(k.partition("|")[0])
+            if mine is not None:
+                mine[k] = v
+        return out
     wanted = {str(p): p for p in players if isinstance(p, int)}
     out = {p: {"vars": {}, "zones": {}, "tokens": {}} for p in players if isinstance(p, int)}
     for k, v in s.vars.items():

@@ -11,6 +11,7 @@ somewhere they cannot see). A shuffle clears it for the cards shuffled.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -207,10 +208,81 @@ def information_state(g: CompiledGame, s: GameState, player: int, decision: dict
 # ---- resampling ---------------------------------------------------------------------------
 
 
-def branch_starts(s: GameState, players: list[int], first: Frame) -> dict[int, BranchStart]:
+@functools.lru_cache(maxsize=16)
+def card_keys(cards: int) -> tuple[str, ...]:
+    """Each card's number as text (the keys of ``GameState.known`` and ``cells``)."""
+    return tuple(map(str, range(cards)))
+
+
+def own_keys(g: CompiledGame, players: int) -> tuple[list[list[str]], list[list[str]]]:
+    """Per seat, the keys of the player's own zones and of their own vars (``name#p``), in the
+    order a game's state holds them; remembered per game and player count. Every state has
+    exactly these (the save checks refuse others)."""
+    found = g.own_keys.get(players)
+    if found is None:
+        zones = [[f"{name}#{p}" for name, (per_player, _) in g.zone_decls.items() if per_player]
+                 for p in range(players)]
+        values = [[f"{name}#{p}" for name, (per, _) in g.var_inits.items() if per == "player"]
+                  for p in range(players)]
+        found = g.own_keys[players] = (zones, values)
+    return found
+
+
+def _seats(s: GameState, players: list) -> bool:
+    """Whether `players` are all seats of the game (so ``own_keys`` answers for each)."""
+    n = s.num_players
+    return all(type(p) is int and 0 <= p < n for p in players)
+
+
+def branch_starts(s: GameState, players: list[int], first: Frame, g: CompiledGame | None = None
+                  ) -> dict[int, BranchStart]:
     """What each of `players` needs to be put back where they stand now, as their part of a
     `simultaneously` begins with the frame `first` (its locals but the player's own): see
-    ``BranchStart``. One pass over the zones, vars, cells and knowledge for all of them."""
+    ``BranchStart``. One pass over the vars, cells and knowledge for all of them; the players'
+    own zones are read by their keys, known for the game ``g`` (without it, found by a pass
+    over all zones: the plain form, which tests compare with)."""
+    if g is None or not _seats(s, players):
+        return _branch_starts(s, players, first)
+    zone_keys = own_keys(g, s.num_players)[0]
+    text = card_keys(len(s.where))
+    all_zones = s.zones
+    zones: dict[int, dict[str, list[int]]] = {}
+    owner: dict[str, int] = {}  # card (as text) -> the player whose zone holds it
+    for p in players:
+        own = zones[p] = {}
+        for key in zone_keys[p]:
+            cards = own[key] = all_zones[key][:]
+            for c in cards:
+                owner[text[c]] = p
+    card_vars: dict[int, dict[str, Any]] = {p: {} for p in players}
+    if owner:
+        for key, value in s.vars.items():
+            if "@" in key:
+                p = owner.get(key.rpartition("@")[2])
+                if p is not None:
+                    card_vars[p][key] = value
+    cells: dict[int, dict[str, list]] = {p: {} for p in players}
+    for key, cell in s.cells.items():
+        p = owner.get(key)
+        if p is not None:
+            cells[p][key] = cell[:]
+    known: dict[int, dict[str, int]] = {p: {} for p in players}
+    for key, mask in s.known.items():
+        p = owner.get(key)
+        if p is not None:
+            known[p][key] = mask
+    supply = {k: v for k, v in s.tokens.items() if k.startswith("supply|")}
+    once = s.once[:]
+    out = {}
+    for p in players:
+        frame = _copy_frame(first)
+        frame.locals = {**frame.locals}
+        out[p] = BranchStart(frame, zones[p], card_vars[p], cells[p], known[p], supply, once)
+    return out
+
+
+def _branch_starts(s: GameState, players: list[int], first: Frame) -> dict[int, BranchStart]:
+    """``branch_starts`` by a pass over every zone (any players, any state)."""
     wanted = {str(p): p for p in players}
     zones: dict[int, dict[str, list[int]]] = {p: {} for p in players}
     owner: dict[int, int] = {}  # card -> the player whose zone holds it

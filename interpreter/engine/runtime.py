@@ -39,6 +39,9 @@ __all__ = ["MAX_INT", "MAX_LIST_SIZE", "MAX_STEPS_PER_ACTION", "MAX_TEXT", "Budg
            "charge_text", "charge_value", "check_int"]
 
 MAX_STACK = 200
+# Procedures called from generated runs are run on the spot (``Machine.descend``) while the
+# stack is at most this deep; deeper, the step loop runs them (Python's own stack stays small).
+DESCEND_DEPTH = 24
 _LOG_LINE_EXTRA = 100  # a choice's line in the log: the player's name before its cut label
 MAX_ZONE_SIZE = 100_000
 MAX_LIST_SIZE = MAX_ITEMS  # the old name of the limit on a value's items
@@ -176,6 +179,53 @@ class Machine:
             except RULE_FAULTS as err:
                 raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
                                        getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
+
+    def descend(self) -> bool:
+        """Run the procedure a generated run has just called (its frame, on top of the stack) on
+        the spot, as the step loop would, so the caller's run can go on after the call rather
+        than return to the loop twice (for the call and for the end of the procedure).
+
+        True when the procedure ended (its frame popped) and nothing stops the caller; False
+        when the loop must go on from where things are: the procedure waits for a decision,
+        reached an op without a run, called deeper than ``DESCEND_DEPTH``, ended the game or
+        started a `simultaneously`. An error gets the position of the procedure's op, as the
+        loop gives it."""
+        branch = self.branch
+        s = self.s
+        if branch is not None:
+            stack, waits, in_branch = branch.stack, branch, True
+        else:
+            stack, waits, in_branch = s.stack, s, False
+        if len(stack) > DESCEND_DEPTH:
+            return False
+        frame = stack[-1]
+        game = self.game
+        key = frame.code
+        code = game.codes[key]
+        runs = game.runs.get(key)
+        if runs is None:
+            runs = game.runs[key] = self.game_runs(key, code)
+        end = len(code)
+        try:
+            while True:
+                pc = frame.pc
+                if pc >= end:
+                    stack.pop()
+                    return True
+                run = runs[pc]
+                if run is None:
+                    return False
+                run(self, frame)
+                if waits.pending is not None or s.over or stack[-1] is not frame or (not s.branches) is in_branch:
+                    return False
+        except RuleRuntimeError as err:
+            pos = getattr(_op_at(code, frame.pc), "pos", None)
+            if err.pos is None and pos is not None:
+                raise RuleRuntimeError(err.bare_message, pos) from None
+            raise
+        except RULE_FAULTS as err:
+            raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
+                                   getattr(_op_at(code, frame.pc), "pos", None)) from None
 
     def game_runs(self, key: str, code: list) -> list:
         """The generated runs of a code, made the first time it runs (none with the reference)."""
@@ -412,6 +462,68 @@ class Machine:
             dst.insert(max(0, min(int(position), len(dst))), card)
         where[card] = key
 
+    def move_cards(self, cards: list[int], key: str, draws: int = 0) -> None:
+        """``move_card(c, key)`` for each card in turn (to the bottom, not onto a grid), with the
+        lookups made once for all of them: the effect of most `move`s and `draw`s. ``draws`` (0
+        or 1): the step a `draw` pays for each card before its move's. Where a card's move
+        needs more (a grid, a `simultaneously` part, cards nobody knows the order of), each
+        goes through ``move_card``."""
+        s = self.s
+        game = self.game
+        if game.zone_grids or self.branch is not None or s.unordered:
+            b = self.budget
+            for c in cards:
+                if draws:
+                    b.used += 1
+                    if b.used > b.limit:
+                        b.charge(0)
+                self.move_card(c, key)
+            return
+        b = self.budget
+        where = s.where
+        zones = s.zones
+        dst = zones.get(key)
+        j = self.journal
+        known = s.known
+        players = s.num_players
+        seen_from = game.viewer_cache
+        slots = game.zone_slots
+        limit = slots.get(key.partition("#")[0]) if slots else None
+        step = 1 + draws
+        for card in cards:
+            b.used += step  # (the draw's step, then the move's: an overrun stops at the same one)
+            if b.used > b.limit:
+                if draws and b.used - 1 > b.limit:
+                    b.used -= 1
+                b.charge(0)
+            src_key = where[card]
+            src = zones[src_key]
+            if j is not None:
+                noted = j.zones
+                if src_key not in noted:
+                    noted[src_key] = src[:]
+                if card not in j.where:
+                    j.where[card] = src_key
+                if dst is not None and key not in noted:
+                    noted[key] = dst[:]
+            if dst is None:
+                raise RuleRuntimeError(f"there is no zone `{key}`")
+            seen = seen_from.get((src_key, players))
+            if seen is None:
+                seen = viewers(game, src_key, players)
+            if seen:
+                k = str(card)
+                if j is not None and k not in j.known:
+                    j.known[k] = known.get(k, _MISSING)
+                known[k] = known.get(k, 0) | seen
+            src.remove(card)
+            if limit is not None and len(dst) >= limit:
+                raise RuleRuntimeError(f"zone `{key}` is full ({limit} slots)")
+            if len(dst) >= MAX_ZONE_SIZE:
+                raise RuleRuntimeError(f"zone `{key}` would hold more than {MAX_ZONE_SIZE} cards")
+            dst.append(card)
+            where[card] = key
+
     def seed_point(self, shuffles: str | None = None) -> None:
         """Called before an effect that may draw from the seeded generator, before it changes
         anything (``shuffles``: the zone it shuffles, when that is all it does): a setup being
@@ -533,6 +645,12 @@ def _eff_move(m: Machine, cards, zone, position=None) -> None:
 
 
 def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=None) -> None:
+    drawn = _draw(m, count, source, zone, position)
+    if name is not None and frame is not None:
+        frame.locals[name] = drawn
+
+
+def _draw(m: Machine, count, source, zone, position=None) -> list[int]:
     drawn = []
     src = m.zone(source)
     zone_name, _, owner = source.partition("#")
@@ -560,8 +678,23 @@ def _eff_draw(m: Machine, count, source, zone, position=None, name=None, frame=N
         c = src[0]
         m.move_card(c, zone, position)
         drawn.append(c)
-    if name is not None and frame is not None:
-        frame.locals[name] = drawn
+    return drawn
+
+
+def draw_cards(m: Machine, count, source, zone) -> list[int]:
+    """``_eff_draw`` to the bottom of another zone, from a source that holds enough cards or has
+    no `refill`, of cards whose order is known: the first cards of the source, each paid as the
+    draw and its move pay for it."""
+    src = m.zone(source)
+    if (source == zone or m.s.unordered or type(count) is not int or m.seed_mode is not None
+            or (count > len(src) and m.game.zone_refill.get(source.partition("#")[0]))):
+        return _draw(m, count, source, zone)
+    k = min(max(0, count), len(src))
+    drawn = src[:k]
+    m.move_cards(drawn, zone, draws=1)
+    if count > k:  # the step of the draw that found the source empty
+        m.charge(1)
+    return drawn
 
 
 def _eff_shuffle(m: Machine, zone, into=None) -> None:
