@@ -31,7 +31,7 @@ GAMES = [ROOT / "games" / "off_plan", ROOT / "games" / "welcome_to", ROOT / "gam
 # Every name the generated runs may use: their own (the machine, the frame, its locals, the
 # budget, the pc, a loop's index) and the namespace's, made of indices.
 _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "memo", "locals", "pop", "len",
-        "BaseException", "push", "descend"}
+        "BaseException", "enter"}
 _INDEXED = re.compile(r"_(s|run)\d+")
 
 
@@ -108,3 +108,131 @@ def test_a_budget_spent_inside_a_run_stops_where_the_reference_does(tmp_path, li
         outcomes.append((str(info.value), paid.used))
     assert outcomes[0] == outcomes[1]
     assert f"more than {limit} steps" in outcomes[0][0]
+
+
+DRAW_GAME = """game "Draws"
+players 2 to 2
+kind chip:
+    value: int
+cards chip (name, value, copies):
+    "A", 1, 6
+    "B", 2, 5
+    "C", 3, 2
+zone deck per player: hidden, refill discard
+zone discard per player: public
+zone hand per player: owner
+zone tray: public, slots 3
+var total: int = 0
+procedure tidy(p: player, n: int):
+    move [c in p.hand where c.value == n] to p.discard
+    set total = total + count(p.discard)
+procedure deal(p: player, n: int):
+    draw n from p.deck to p.hand as got
+    tidy p, 1
+    log to p "{p} draws {count(got)}"
+setup:
+    for p in players:
+        move [c in box where c.value == index_of(players, p) + 1] to p.deck
+        move first([c in box where c.value == 3]) to p.discard
+flow:
+    for p in players:
+        turn p:
+            choose n in [1, 4, 9, 30] by p
+            deal p, n
+            draw n from p.discard to p.deck as back
+            deal p, n + 1
+            move p.hand to p.discard
+            draw 2 from p.deck to tray
+            move tray to box
+            if n == 30:
+                move cards(chip) to tray
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1, 2, 3])
+def test_draws_and_calls_in_runs_pay_and_fail_as_the_reference(tmp_path, choice):
+    """Draws (with refills, past the end of both zones), moves of several cards, a full zone and
+    procedure calls run inside generated runs pay every step as the reference does, and an action
+    that runs out of budget stops at the same step, at any step: every limit up to what it costs."""
+    (tmp_path / "game.rules").write_text(DRAW_GAME)
+    games = [interpreter.load(str(tmp_path), backend=b) for b in ("reference", "codegen")]
+    full = []
+    for game in games:
+        state = game.new_game(players=2, seed=3)
+        paid = Budget()
+        outcome = None
+        try:
+            state.apply(state.legal_actions(0)[choice], paid)
+        except RuleRuntimeError as err:
+            outcome = str(err)
+        full.append((outcome, paid.used, state.s, [e.text for e in state.log]))
+    assert full[0] == full[1]
+    assert full[0][1] > 20
+    assert (full[0][0] is not None) == (choice == 3)  # the last one fills the tray past its slots
+    for limit in range(full[0][1]):
+        outcomes = []
+        for game in games:
+            state = game.new_game(players=2, seed=3)
+            before = state.clone()
+            paid = Budget(limit)
+            with pytest.raises(RuleRuntimeError) as info:
+                state.apply(state.legal_actions(0)[choice], paid)
+            assert state.s == before.s  # refused: the state unchanged
+            outcomes.append((str(info.value), paid.used))
+        assert outcomes[0] == outcomes[1], limit
+
+
+CALLS_GAME = """game "Calls"
+players 2 to 2
+var total: int = 0
+var depth_seen: int = 0
+procedure down(n: int, stop: int):
+    set depth_seen = n
+    if n < stop:
+        down n + 1, stop
+        set total = total + n
+    elif stop == 150:
+        set total = total / (n - stop)
+procedure ask(p: player, n: int):
+    if n > 0:
+        ask p, n - 1
+    else:
+        choose k in [1, 2] by p
+        set total = total + k
+flow:
+    for p in players:
+        turn p:
+            choose stop in [3, 100, 150, 1000] by p
+            down 0, stop
+            ask p, 30
+            log "{total} at {depth_seen}"
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1, 2, 3])
+def test_procedures_run_on_the_spot_as_the_reference(tmp_path, choice):
+    """Procedures called from runs and run on the spot (``Machine.enter``): nested a few deep,
+    deeper than it runs on the spot, failing deep inside (the error at the failing op) and
+    nested past the stack's limit; a decision deep inside, then the rest of every caller."""
+    (tmp_path / "game.rules").write_text(CALLS_GAME)
+    outcomes = []
+    for backend in ("reference", "codegen"):
+        game = interpreter.load(str(tmp_path), backend=backend)
+        state = game.new_game(players=2, seed=0)
+        paid = Budget()
+        try:
+            state.apply(state.legal_actions(0)[choice], paid)
+            state.apply(state.legal_actions(0)[1], paid)
+            error = None
+        except RuleRuntimeError as err:
+            error = str(err)
+        outcomes.append((error, paid.used, state.s, [e.text for e in state.log]))
+    assert outcomes[0] == outcomes[1]
+    error = outcomes[0][0]
+    if choice < 2:
+        assert error is None and outcomes[0][3][-2] == f"{2 + sum(range({0: 3, 1: 100}[choice]))} at " \
+                                                      f"{ {0: 3, 1: 100}[choice]}"
+    elif choice == 2:
+        assert "game.rules:11:" in error  # the division by zero, 150 calls deep
+    else:
+        assert "more than 200 procedures" in error and "game.rules:8:" in error

@@ -1779,11 +1779,10 @@ class _StepsGen:
                 if binding is not None:  # what it is if the procedure ends without `return`
                     lines.append(f"{ind}L[{self.name(binding)}] = None")
                     lines.append(f"{ind}_t[{self.name(RETURN_TO)}] = {self.name(binding)}")
-                lines.append(f"{ind}m.push({self.name(key)}, _t, {self.name(where)})")
                 # from here on, an error is the procedure's (the position is its op's, set by
-                # `descend`), and the caller has moved on
+                # `enter`; a call too deep has its own), and the caller has moved on
                 lines.append(f"{ind}pc = {pc + 1}")
-                lines.append(f"{ind}if not m.descend():")
+                lines.append(f"{ind}if not m.enter({self.name(key)}, _t, {self.name(where)}):")
                 lines.append(f"{ind}    return")
                 work.append(pc + 1)  # where the loop goes on when the procedure stops
                 walk(pc + 1, ind, path, True, depth)

@@ -1094,7 +1094,7 @@ class _Compiler:
                     values[RETURN_TO] = binding
                 m.push(key, values, pos)
             # it always pushes a frame: a generated run pushes it itself and runs the procedure
-            # on the spot (``Machine.descend``)
+            # on the spot (``Machine.enter``)
             call_proc.shape = ("call", pairs, binding, key, pos)  # type: ignore[attr-defined]
             return call_proc
         b = registry.BY_NAME[name]

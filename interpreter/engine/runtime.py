@@ -39,7 +39,7 @@ __all__ = ["MAX_INT", "MAX_LIST_SIZE", "MAX_STEPS_PER_ACTION", "MAX_TEXT", "Budg
            "charge_text", "charge_value", "check_int"]
 
 MAX_STACK = 200
-# Procedures called from generated runs are run on the spot (``Machine.descend``) while the
+# Procedures called from generated runs are run on the spot (``Machine.enter``) while the
 # stack is at most this deep; deeper, the step loop runs them (Python's own stack stays small).
 DESCEND_DEPTH = 24
 _LOG_LINE_EXTRA = 100  # a choice's line in the log: the player's name before its cut label
@@ -180,10 +180,10 @@ class Machine:
                 raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
                                        getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
 
-    def descend(self) -> bool:
-        """Run the procedure a generated run has just called (its frame, on top of the stack) on
-        the spot, as the step loop would, so the caller's run can go on after the call rather
-        than return to the loop twice (for the call and for the end of the procedure).
+    def enter(self, key: str, local_values: dict, pos=None) -> bool:
+        """A procedure called from a generated run: push its frame (``push``) and run it on the
+        spot, as the step loop would, so the caller's run can go on after the call rather than
+        return to the loop twice (for the call and for the end of the procedure).
 
         True when the procedure ended (its frame popped) and nothing stops the caller; False
         when the loop must go on from where things are: the procedure waits for a decision,
@@ -194,13 +194,21 @@ class Machine:
         s = self.s
         if branch is not None:
             stack, waits, in_branch = branch.stack, branch, True
+            depth = len(stack) + len(s.stack)
         else:
             stack, waits, in_branch = s.stack, s, False
-        if len(stack) > DESCEND_DEPTH:
+            depth = len(stack)
+        if depth >= MAX_STACK:  # (push, written out)
+            raise RuleRuntimeError(
+                f"more than {MAX_STACK} procedures and triggers running at once "
+                "(endless recursion or a chain of triggers?)", pos)
+        if push_counter is not None:
+            push_counter[key] = push_counter.get(key, 0) + 1
+        frame = Frame(key, 0, local_values)
+        stack.append(frame)
+        if depth >= DESCEND_DEPTH:
             return False
-        frame = stack[-1]
         game = self.game
-        key = frame.code
         code = game.codes[key]
         runs = game.runs.get(key)
         if runs is None:
@@ -667,10 +675,7 @@ def _draw(m: Machine, count, source, zone, position=None) -> list[int]:
                 for c in list(other):
                     m.move_card(c, source)
                 m.shuffle(source)
-                g = m.game
-                whose = f"{g.player_name(int(owner))}'s " if owner else "the "
-                m.log("event", None, f"{whose}{g.display_name(refill.split('#')[0])} is shuffled into "
-                                     f"{'their' if owner else 'the'} {g.display_name(zone_name)}")
+                _log_refill(m, refill, zone_name, owner)
         if not src:
             break
         if m.s.unordered and source in m.s.unordered:
@@ -681,19 +686,51 @@ def _draw(m: Machine, count, source, zone, position=None) -> list[int]:
     return drawn
 
 
+def _log_refill(m: Machine, refill: str, zone_name: str, owner: str) -> None:
+    g = m.game
+    whose = f"{g.player_name(int(owner))}'s " if owner else "the "
+    m.log("event", None, f"{whose}{g.display_name(refill.split('#')[0])} is shuffled into "
+                         f"{'their' if owner else 'the'} {g.display_name(zone_name)}")
+
+
 def draw_cards(m: Machine, count, source, zone) -> list[int]:
-    """``_eff_draw`` to the bottom of another zone, from a source that holds enough cards or has
-    no `refill`, of cards whose order is known: the first cards of the source, each paid as the
-    draw and its move pay for it."""
+    """``_eff_draw`` to the bottom of another zone, of cards whose order is known: the cards
+    between two refills moved together (``Machine.move_cards``), each paid as the draw and its
+    move pay for it."""
     src = m.zone(source)
-    if (source == zone or m.s.unordered or type(count) is not int or m.seed_mode is not None
-            or (count > len(src) and m.game.zone_refill.get(source.partition("#")[0]))):
+    if source == zone or m.s.unordered or type(count) is not int or m.seed_mode is not None:
         return _draw(m, count, source, zone)
-    k = min(max(0, count), len(src))
-    drawn = src[:k]
-    m.move_cards(drawn, zone, draws=1)
-    if count > k:  # the step of the draw that found the source empty
-        m.charge(1)
+    zone_name, _, owner = source.partition("#")
+    refill = m.game.zone_refill.get(zone_name)
+    if refill:
+        if count > len(src) and m.s.chance == "explicit":  # a refill leaves an order nobody knows
+            return _draw(m, count, source, zone)
+        if owner:
+            refill = f"{refill}#{owner}"  # a player's pile refills from that player's own zone
+    drawn: list[int] = []
+    left = count
+    while left > 0:
+        k = min(left, len(src))
+        if k:
+            cards = src[:k]
+            m.move_cards(cards, zone, draws=1)
+            drawn += cards
+            left -= k
+            if not left:
+                break
+        m.charge(1)  # the step of the draw that finds the source empty
+        if not refill:
+            break
+        other = m.zone(refill)
+        if not other:
+            break
+        m.move_cards(list(other), source)
+        m.shuffle(source)
+        _log_refill(m, refill, zone_name, owner)
+        c = src[0]  # that draw goes on, with the step it has paid
+        m.move_cards([c], zone)
+        drawn.append(c)
+        left -= 1
     return drawn
 
 
