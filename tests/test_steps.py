@@ -31,7 +31,7 @@ GAMES = [ROOT / "games" / "off_plan", ROOT / "games" / "welcome_to", ROOT / "gam
 # Every name the generated runs may use: their own (the machine, the frame, its locals, the
 # budget, the pc, a loop's index) and the namespace's, made of indices.
 _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "memo", "locals", "pop", "len",
-        "BaseException", "enter"}
+        "BaseException", "enter", "list", "log", "branch", "player", "s", "active"}
 _INDEXED = re.compile(r"_(s|run)\d+")
 
 

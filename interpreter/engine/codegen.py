@@ -1754,6 +1754,18 @@ class _StepsGen:
             elif kind == "set":
                 lines.append(f"{ind}{self.name(shape[1])}(m, L, {self.name(shape[2])}(m, L))")
                 walk(pc + 1, ind, path, True, depth)
+            elif kind == "begin":  # a `for` loop's items, paid for, and its index
+                src, items, index, where = (self.name(x) for x in shape[1:])
+                lines.append(f"{ind}_t = L[{items}] = list({src}(m, L) or ())")
+                lines.append(f"{ind}b.used += len(_t)")
+                lines.append(f"{ind}if b.used > b.limit:")
+                lines.append(f"{ind}    b.charge(0, {where})")
+                lines.append(f"{ind}L[{index}] = 0")
+                walk(pc + 1, ind, path, True, depth)
+            elif kind == "log":  # a log line everyone reads, by the player whose part or turn it is
+                lines.append(f"{ind}m.log({self.name('log')}, m.branch.player if m.branch is not None "
+                             f"else m.s.active, {self.name(shape[1])}(m, L), None)")
+                walk(pc + 1, ind, path, True, depth)
             elif kind == "forget":
                 for local in shape[1]:
                     lines.append(f"{ind}L.pop({self.name(local)}, None)")

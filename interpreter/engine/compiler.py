@@ -836,7 +836,7 @@ class _Compiler:
                                       if isinstance(p, int) and 0 <= p < m.s.num_players})
                 m.log("log", m.current_player(), f(m, fr.locals), readers)
                 fr.pc += 1
-            ops.append(_wrap(log, pos, ("advance",)))
+            ops.append(_wrap(log, pos, ("log", f) if audience is None else ("advance",)))
         elif isinstance(s, n.Fail):
             text = s.text
 
@@ -1202,7 +1202,7 @@ class _Compiler:
             m.charge(len(fr.locals[items]), s.pos)
             fr.locals[index] = 0
             fr.pc += 1
-        ops.append(_wrap(begin, s.pos, ("advance",)))
+        ops.append(_wrap(begin, s.pos, ("begin", src, items, index, s.pos)))
         top = len(ops)
         out = _Jump(s.pos)
 
@@ -1375,14 +1375,34 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
     The reference backend keeps the general op (tests/test_backends.py compares the two).
     Like an op in a run, it leaves ``fr.pc`` to the run."""
     keys = [k for k, _ in items]
-    if consts:
-        return None
     fns = [f for _, f in items]
 
     def failed(err: Exception) -> RuleRuntimeError:
         if isinstance(err, RuleRuntimeError):
             return RuleRuntimeError(err.bare_message, pos) if err.pos is None else err
         return RuleRuntimeError(f"`{name}` failed: {err}", pos)
+
+    if name in ("gain", "pay") and list(consts) == ["token"] and {"amount", "holder"} <= set(keys) and \
+            set(keys) <= {"amount", "holder", "source" if name == "gain" else "target"}:
+        token = consts["token"]
+        gain = name == "gain"
+        at = {k: i for i, k in enumerate(keys)}
+        amount_at, holder_at, other_at = at["amount"], at["holder"], at.get("source" if gain else "target")
+
+        def tokens(m, fr):
+            L = fr.locals
+            values = [f(m, L) for f in fns]
+            other = (values[other_at] if other_at is not None else None) or "supply"
+            try:
+                if gain:
+                    m.transfer_plain(values[amount_at], token, other, values[holder_at], False)
+                else:
+                    m.transfer_plain(values[amount_at], token, values[holder_at], other, True)
+            except (RuleRuntimeError, TypeError, ValueError, KeyError, IndexError) as err:
+                raise failed(err) from None
+        return tokens
+    if consts:
+        return None
 
     if name == "move" and sorted(keys) == ["cards", "zone"]:
         f0, f1 = fns

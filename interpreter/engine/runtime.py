@@ -498,6 +498,11 @@ class Machine:
         slots = game.zone_slots
         limit = slots.get(key.partition("#")[0]) if slots else None
         step = 1 + draws
+        if j is not None:
+            noted = j.zones
+            if dst is not None and key not in noted and cards:  # (before anything moves, as move_card notes it)
+                noted[key] = dst[:]
+        last_key = seen = None
         for card in cards:
             b.used += step  # (the draw's step, then the move's: an overrun stops at the same one)
             if b.used > b.limit:
@@ -507,18 +512,17 @@ class Machine:
             src_key = where[card]
             src = zones[src_key]
             if j is not None:
-                noted = j.zones
                 if src_key not in noted:
                     noted[src_key] = src[:]
                 if card not in j.where:
                     j.where[card] = src_key
-                if dst is not None and key not in noted:
-                    noted[key] = dst[:]
             if dst is None:
                 raise RuleRuntimeError(f"there is no zone `{key}`")
-            seen = seen_from.get((src_key, players))
-            if seen is None:
-                seen = viewers(game, src_key, players)
+            if src_key is not last_key:  # (most moves take their cards from one zone)
+                last_key = src_key
+                seen = seen_from.get((src_key, players))
+                if seen is None:
+                    seen = viewers(game, src_key, players)
             if seen:
                 k = str(card)
                 if j is not None and k not in j.known:
@@ -632,6 +636,29 @@ class Machine:
                 dk = f"{dst}|{token}|{arrive}"
                 t[dk] = t.get(dk, 0) + take
                 left -= take
+        return amount
+
+    def transfer_plain(self, amount: int, token: str, src: str, dst: str, strict: bool) -> int:
+        """``transfer`` of tokens of one side, no side named (most `gain`s and `pay`s): the count
+        read once rather than per side. Any other, through ``transfer``."""
+        sides = self.game.token_sides[token]
+        if len(sides) != 1 or self.branch is not None:
+            return self.transfer(amount, token, src, dst, None, strict)
+        if amount < 0:
+            raise RuleRuntimeError(f"cannot move a negative number of {token} ({amount})")
+        t = self.s.tokens
+        if self.journal is not None:
+            self.journal.all_tokens(t)
+        k = f"{src}|{token}|{sides[0]}"
+        have = t.get(k, 0)
+        if have < amount:
+            if strict:
+                raise RuleRuntimeError(f"{self.holder_label(src)} has {have} {token}, not {amount}")
+            amount = have
+        if amount:
+            t[k] -= amount
+            dk = f"{dst}|{token}|{sides[0]}"
+            t[dk] = t.get(dk, 0) + amount
         return amount
 
     def holder_label(self, key: str) -> str:
