@@ -1690,7 +1690,7 @@ class _StepsGen:
             seen.add(pc)
             op = code[pc]
             shape = getattr(op, "shape", None)
-            if shape is not None and shape[0] in ("effect", "leaf"):  # a run of it alone would gain nothing
+            if shape is not None and not _has_run(op):  # a run of it alone would gain nothing
                 work.append(pc + 1)
                 continue
             if shape is None:  # run by the loop; where it may go on are entries
@@ -1704,7 +1704,7 @@ class _StepsGen:
         return entries
 
     def run(self, code: list, entry: int, work: list[int]) -> str:
-        name = f"_run{self.runs}"
+        name = f"_run{entry}"  # (each code has a namespace of its own)
         self.runs += 1
         lines: list[str] = []
         state = {"ops": 0, "loops": False}
@@ -1715,6 +1715,11 @@ class _StepsGen:
                 state["loops"] = True
                 return
             work.append(pc)
+            if 0 <= pc < len(code) and _has_run(code[pc]):
+                # nothing has stopped since the last op that may stop (which ends a run): the
+                # run there is handed to the caller's loop to call at once (``Machine._steps``)
+                lines.append(f"{ind}return _run{pc}")
+                return
             lines.append(f"{ind}fr.pc = {pc}")
             lines.append(f"{ind}return")
 
@@ -1838,6 +1843,12 @@ class _StepsGen:
                                       "        fr.pc = pc  # the op that raised: the loop reports its position",
                                       "        raise", ""]))
         return name
+
+
+def _has_run(op: Any) -> bool:
+    """Whether the op has a run of its own where it is an entry (see ``_StepsGen.code``)."""
+    shape = getattr(op, "shape", None)
+    return shape is not None and shape[0] not in ("effect", "leaf")
 
 
 def _successors(op: Any, pc: int) -> list[int]:

@@ -159,7 +159,9 @@ class Machine:
                     run = runs[pc]
                     if run is not None:
                         op = None  # on an error, the run leaves the pc of the op that raised in frame.pc
-                        run(self, frame)
+                        run = run(self, frame)
+                        while run is not None:  # a run that ends where another starts hands it on
+                            run = run(self, frame)
                     else:
                         op = code[pc]
                         b.used += 1
@@ -223,7 +225,9 @@ class Machine:
                 run = runs[pc]
                 if run is None:
                     return False
-                run(self, frame)
+                run = run(self, frame)
+                while run is not None:  # (as in _steps)
+                    run = run(self, frame)
                 if waits.pending is not None or s.over or stack[-1] is not frame or (not s.branches) is in_branch:
                     return False
         except RuleRuntimeError as err:
@@ -258,6 +262,8 @@ class Machine:
         """Advance, in seat order, every branch that is not waiting for its player."""
         s = self.s
         for b in s.branches:
+            if b.pending is not None:  # waiting for its player: nothing to run (most parts, most times)
+                continue
             self.branch = b
             try:
                 self._steps(b.stack, b, True)
