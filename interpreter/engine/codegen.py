@@ -1638,11 +1638,15 @@ def _is_node(cls: type) -> bool:
 # an `if` as a Python `if`, a jump back to the entry as `continue`, each op's charge and memo
 # forgetting written out before it, exactly as the loop does them. A run ends, with `fr.pc`
 # where the loop goes on, before an op it does not know (a choice, a menu, `may`: the loop
-# runs those as before), after an op that may stop (a procedure call, an effect, which may
-# raise an event, `return`), and where several ways meet (a loop's head, the code after an
-# `if`), so no op is generated twice. Each of those pcs is an entry with a run of its own, so
-# the loop calls a run at almost every pc it reaches; a pc without one (None) is stepped as
-# before. The numbering of ops does not change: a state saved anywhere resumes at its pc. On
+# runs those as before), after an op that may stop (`emit`, a turn's or a round's start or
+# end, which raise events, `return`, `simultaneously`), and where several ways meet (a loop's
+# head, the code after an `if`), so no op is generated twice; there it hands the run that
+# starts there to the loop to call at once. A verb's effect never stops, so a run goes on
+# after it; a procedure call pushes the frame and runs the procedure on the spot
+# (``Machine.enter``), and the run goes on after it when it ended (else the loop goes on from
+# where the procedure stopped, the caller's pc already past the call). Each of those pcs is an
+# entry with a run of its own, so the loop calls a run at almost every pc it reaches; a pc
+# without one (None) is stepped as before. The numbering of ops does not change: a state saved anywhere resumes at its pc. On
 # an error the run leaves the pc of the op that raised in `fr.pc`, and the loop reports the
 # error at that op's position. No rule text becomes source: every op, its expressions, the
 # locals' names and the positions are read from the run's namespace by names made of indices;
