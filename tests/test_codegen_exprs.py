@@ -132,3 +132,26 @@ def test_sums_of_small_numbers_go_unchecked_and_large_ones_fail_as_in_the_refere
     ref = _failure(tmp_path, "reference")
     assert _failure(tmp_path, "codegen") == ref
     assert "grew past" in ref, ref
+
+
+def test_a_read_hoisted_for_no_player_leaves_the_work_to_the_reference(tmp_path):
+    """A player's var read in a define's loop is looked up once before the loop; for a player
+    that is none the generated body is not worked out (the reference works it out: here the
+    read is never made, so there is no error), and the game goes on as in the reference."""
+    (tmp_path / "game.rules").write_text(
+        'game "Guarded"\nplayers 2 to 2\nvar score per player: int = 0\nvar target: player = none\n'
+        "define worth(p: player, q: player) = sum((q.score if q != none else 2) + x for x in [1, 2])\n"
+        "flow:\n    repeat 2:\n        for p in players:\n            turn p:\n"
+        "                set p.score += worth(p, target)\n"
+        '                log "{p} has {p.score}"\n'
+        "                set target = p\n"
+        "                choose c in [1, 2] by p\n")
+    logs = []
+    for backend in ("reference", "codegen"):
+        game = interpreter.load(str(tmp_path), backend=backend, cache=False)
+        state = game.new_game(players=2, seed=0)
+        while not state.is_over:
+            state.apply(state.legal_actions(next_player(state))[0])
+        logs.append(([e.text for e in state.log], state.scores()))
+    assert logs[0] == logs[1]
+    assert "Player 1 has 7" in logs[1][0]  # (2 + 1) + (2 + 2): no player yet

@@ -207,6 +207,11 @@ def _extreme_built(pick, flat):
     return fused
 
 
+def _unhoisted():
+    """A read hoisted out of a define's loops found nothing (see `CodeGen.hoisted`)."""
+    raise RuleRuntimeError("a player's var or zone read for a value that is no player")
+
+
 def _paid_call(m):
     """What a call of a define costs when its result is remembered; always true."""
     b = m.budget
@@ -1140,8 +1145,10 @@ class CodeGen:
 
     def hoisted(self, where: str, key: str, obj, scope: dict) -> str:
         """A player's var or zone read in a loop of a define, for a player the define was given:
-        looked up once before the body (the state does not change while it is worked out). Where
-        the lookup found nothing, the loop reads it again, so it fails where it would have."""
+        looked up once before the body (the state does not change while it is worked out). Every
+        seat has its vars and zones, so the lookup finds nothing only for a value that is no
+        seat (none): then the body is not worked out here at all (`_unhoisted` fails, and the
+        reference works the expression out, failing where the read fails, if it is made)."""
         read = f"{where}[{key}]"
         if not (self.hoists is not None and self.in_loop and isinstance(obj, n.Name)
                 and scope.get(obj.id, "").startswith("a") and scope.get("$define")):
@@ -1153,7 +1160,8 @@ class CodeGen:
             # fails only where the loop reads it, if it does)
             ahead = re.sub(r"\A(_k\d+)\[(\w+)\]\Z", r"\1.get(\2)", key)
             self.hoist_lines.append(f"{name} = {where}.get({ahead}, _MISS)")
-        return f"({name} if {name} is not _MISS else {read})"
+            self.hoist_lines.append(f"if {name} is _MISS: _unhoisted()")
+        return name
 
     def gen(self, e: n.Gen, scope: dict) -> str:
         self.in_iterable += 1
