@@ -139,14 +139,14 @@ def test_min_and_max_of_lists_just_built_pay_as_the_calls_they_stand_for():
             assert a.budget.used == b.budget.used
 
 
-@pytest.mark.parametrize("name", ["plunderbund", "welcome_to"])
+@pytest.mark.parametrize("name", ["plunderbund", "welcome_to", "streets"])
 def test_shown_all_is_shown_for_each_player(name):
     """What a `simultaneously` step keeps of each player (what others saw, where their part
     began) is the same read by the keys known per game as found by a pass over the state."""
     game = interpreter.load(str(ROOT / "games" / name))
     state = game.new_game(players=4, seed=3)
     rng = random.Random(3)
-    checked = 0
+    checked = laid = 0
     while not state.is_over and checked < 60:
         s = state.s
         players = list(range(s.num_players))
@@ -154,10 +154,12 @@ def test_shown_all_is_shown_for_each_player(name):
         assert _shown_all(s, players, game.compiled) == {p: _shown(s, p) for p in players}
         first = Frame("flow", 0, {"x": [1, 2]})
         assert branch_starts(s, players, first, game.compiled) == _branch_starts(s, players, first)
+        laid += bool(s.cells)
         checked += 1
         player = next_player(state)
         state.apply_index(rng.randrange(state.num_actions(player)), player)
     assert checked > 10
+    assert laid > 0 or name != "streets"  # cards on a grid's cells: their cells are kept too
 
 
 
@@ -318,3 +320,41 @@ def test_adding_to_a_player_var_does_what_the_general_set_does(tmp_path):
                 a.apply_index(i, player)
                 b.apply_index(i, player)
     assert errors > 0
+
+
+OWN_GRIDS = """game "Own grids"
+players 2 to 3
+kind tile:
+    weight: int
+cards tile (name, weight, copies):
+    "T", 1, 9
+zone bag: public
+zone board per player: public, grid
+zone hand per player: owner
+var kept per card: int = 0
+flow:
+    move cards(tile) to bag
+    for p in players:
+        place first(bag) onto p.board at spot_at(0, 0, south)
+        set first(p.board).kept = 2
+        move first(bag) to p.hand
+    simultaneously for p in players:
+        choose t in p.hand by p
+        place t onto p.board at spot_at(0, 1, east)
+"""
+
+
+def test_branch_starts_keep_the_cells_and_vars_of_the_players_cards(tmp_path):
+    """A `simultaneously` step keeps each player's cards on their own grid, the cards' vars and
+    what is known of them; by the keys known per game as by a pass over the state."""
+    (tmp_path / "game.rules").write_text(OWN_GRIDS)
+    game = interpreter.load(str(tmp_path))
+    state = game.new_game(players=3, seed=0)
+    s = state.s
+    assert s.branches
+    starts = {b.player: b.start for b in s.branches}
+    assert all(len(start.cells) == 1 and len(start.vars) == 1 and len(start.known) == 2
+               for start in starts.values())
+    first = Frame(s.branches[0].start.frame.code, 0, {})
+    for players in ([0, 1, 2], [2, 0]):
+        assert branch_starts(s, players, first, game.compiled) == _branch_starts(s, players, first)

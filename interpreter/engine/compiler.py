@@ -1698,7 +1698,7 @@ def _shown_all(s, players: list, g: CompiledGame | None = None) -> dict:
     (a key ends with `#p` exactly when the text after its last `#` is p's number); with the game
     ``g``, the players' own vars and zones read by their keys (``information.own_keys``)."""
     if g is not None and _seats(s, players):
-        zone_keys, var_keys = own_keys(g, s.num_players)
+        zone_keys, var_keys, _ = own_keys(g, s.num_players)
         values, zones = s.vars, s.zones
         try:
             out = {p: {"vars": {k: values[k] for k in var_keys[p]}, "zones": {k: len(zones[k]) for k in zone_keys[p]},

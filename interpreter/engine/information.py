@@ -214,17 +214,25 @@ def card_keys(cards: int) -> tuple[str, ...]:
     return tuple(map(str, range(cards)))
 
 
-def own_keys(g: CompiledGame, players: int) -> tuple[list[list[str]], list[list[str]]]:
+_CARD_VAR_KEYS = 50_000  # the most keys of cards' vars remembered per game (else they are searched)
+
+
+def own_keys(g: CompiledGame, players: int) -> tuple[list[list[str]], list[list[str]], list[tuple[str, ...]] | None]:
     """Per seat, the keys of the player's own zones and of their own vars (``name#p``), in the
-    order a game's state holds them; remembered per game and player count. Every state has
-    exactly these (the save checks refuse others)."""
+    order a game's state holds them, and per var of cards, its key for each card (``name@c``;
+    None for a game with too many); remembered per game and player count. Every state has
+    exactly these zones and player's vars (the save checks refuse others)."""
     found = g.own_keys.get(players)
     if found is None:
         zones = [[f"{name}#{p}" for name, (per_player, _) in g.zone_decls.items() if per_player]
                  for p in range(players)]
         values = [[f"{name}#{p}" for name, (per, _) in g.var_inits.items() if per == "player"]
                   for p in range(players)]
-        found = g.own_keys[players] = (zones, values)
+        names = [name for name, (per, _) in g.var_inits.items() if per == "card"]
+        cards = len(g.card_names)
+        card_values = ([tuple(f"{name}@{c}" for c in range(cards)) for name in names]
+                       if len(names) * cards <= _CARD_VAR_KEYS else None)
+        found = g.own_keys[players] = (zones, values, card_values)
     return found
 
 
@@ -243,34 +251,49 @@ def branch_starts(s: GameState, players: list[int], first: Frame, g: CompiledGam
     over all zones: the plain form, which tests compare with)."""
     if g is None or not _seats(s, players):
         return _branch_starts(s, players, first)
-    zone_keys = own_keys(g, s.num_players)[0]
+    zone_keys, _, card_var_keys = own_keys(g, s.num_players)
     text = card_keys(len(s.where))
     all_zones = s.zones
     zones: dict[int, dict[str, list[int]]] = {}
-    owner: dict[str, int] = {}  # card (as text) -> the player whose zone holds it
+    owned: dict[int, list[int]] = {}  # the cards in each player's zones
     for p in players:
         own = zones[p] = {}
+        mine = owned[p] = []
         for key in zone_keys[p]:
             cards = own[key] = all_zones[key][:]
-            for c in cards:
-                owner[text[c]] = p
-    card_vars: dict[int, dict[str, Any]] = {p: {} for p in players}
-    if owner:
-        for key, value in s.vars.items():
-            if "@" in key:
-                p = owner.get(key.rpartition("@")[2])
-                if p is not None:
-                    card_vars[p][key] = value
-    cells: dict[int, dict[str, list]] = {p: {} for p in players}
-    for key, cell in s.cells.items():
-        p = owner.get(key)
-        if p is not None:
-            cells[p][key] = cell[:]
-    known: dict[int, dict[str, int]] = {p: {} for p in players}
-    for key, mask in s.known.items():
-        p = owner.get(key)
-        if p is not None:
-            known[p][key] = mask
+            mine += cards
+    # The cards' vars, cells and knowledge: looked up for each card a player holds (fewer than
+    # the entries of the state), by keys made once per game.
+    values, all_known, all_cells = s.vars, s.known, s.cells
+    card_vars: dict[int, dict[str, Any]] = {}
+    known: dict[int, dict[str, int]] = {}
+    cells: dict[int, dict[str, list]] = {}
+    for p in players:
+        mine = owned[p]
+        found_vars = card_vars[p] = {}
+        if card_var_keys is None:
+            held = {text[c] for c in mine}
+            for key, value in values.items():
+                if "@" in key and key.rpartition("@")[2] in held:
+                    found_vars[key] = value
+        else:
+            for keys in card_var_keys:
+                for c in mine:
+                    key = keys[c]
+                    if key in values:
+                        found_vars[key] = values[key]
+        found_known = known[p] = {}
+        for c in mine:
+            key = text[c]
+            mask = all_known.get(key)
+            if mask is not None:
+                found_known[key] = mask
+        found_cells = cells[p] = {}
+        if all_cells:
+            for c in mine:
+                cell = all_cells.get(text[c])
+                if cell is not None:
+                    found_cells[text[c]] = cell[:]
     supply = {k: v for k, v in s.tokens.items() if k.startswith("supply|")}
     once = s.once[:]
     out = {}
