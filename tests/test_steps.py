@@ -122,6 +122,8 @@ zone deck per player: hidden, refill discard
 zone discard per player: public
 zone hand per player: owner
 zone tray: public, slots 3
+token coin: supply 60
+token fund: supply 20, sides normal black
 var total: int = 0
 procedure tidy(p: player, n: int):
     move [c in p.hand where c.value == n] to p.discard
@@ -144,6 +146,13 @@ flow:
             move p.hand to p.discard
             draw 2 from p.deck to tray
             move tray to box
+            gain n coin to p
+            gain 2 fund to p
+            pay 1 fund from p
+            if n > 3:
+                pay 3 coin from p
+            if n == 9:
+                pay 100 coin from p
             if n == 30:
                 move cards(chip) to tray
 """
@@ -151,9 +160,10 @@ flow:
 
 @pytest.mark.parametrize("choice", [0, 1, 2, 3])
 def test_draws_and_calls_in_runs_pay_and_fail_as_the_reference(tmp_path, choice):
-    """Draws (with refills, past the end of both zones), moves of several cards, a full zone and
-    procedure calls run inside generated runs pay every step as the reference does, and an action
-    that runs out of budget stops at the same step, at any step: every limit up to what it costs."""
+    """Draws (with refills, past the end of both zones), moves of several cards, a full zone,
+    tokens gained and paid (one side and two, too few to pay) and procedure calls run inside
+    generated runs pay every step as the reference does, and an action that runs out of budget
+    stops at the same step, at any step: every limit up to what it costs."""
     (tmp_path / "game.rules").write_text(DRAW_GAME)
     games = [interpreter.load(str(tmp_path), backend=b) for b in ("reference", "codegen")]
     full = []
@@ -168,7 +178,8 @@ def test_draws_and_calls_in_runs_pay_and_fail_as_the_reference(tmp_path, choice)
         full.append((outcome, paid.used, state.s, [e.text for e in state.log]))
     assert full[0] == full[1]
     assert full[0][1] > 20
-    assert (full[0][0] is not None) == (choice == 3)  # the last one fills the tray past its slots
+    # the third pays more coins than it has; the last one fills the tray past its slots
+    assert (full[0][0] is not None) == (choice in (2, 3))
     for limit in range(full[0][1]):
         outcomes = []
         for game in games:

@@ -1369,9 +1369,10 @@ def _const(value):
 
 def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: str | None, pos):
     """The lean form of the effects most games do most (`move CARDS to ZONE`, `draw N from A to
-    B`, at the bottom), for the generated runs: the arguments worked out in the order the general
-    op works them out, without its dictionary of them, and the cards moved by
-    ``Machine.move_cards``. The same steps paid, the same errors. None for any other effect.
+    B`, at the bottom; `gain`/`pay` N of a token, no side named), for the generated runs: the
+    arguments worked out in the order the general op works them out, without its dictionary of
+    them, the cards moved by ``Machine.move_cards``, the tokens by ``Machine.transfer_plain``.
+    The same steps paid, the same errors. None for any other effect.
     The reference backend keeps the general op (tests/test_backends.py compares the two).
     Like an op in a run, it leaves ``fr.pc`` to the run."""
     keys = [k for k, _ in items]
