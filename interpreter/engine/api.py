@@ -15,7 +15,7 @@ import functools
 import gc
 import hashlib
 import json
-import threading
+from _thread import RLock  # what threading.RLock() makes, without that wrapper's call (one per State)
 from fractions import Fraction
 from typing import Any
 
@@ -867,7 +867,7 @@ class State:
     def __init__(self, game: Game, s: GameState):
         self.game = game
         self._s = s
-        self._lock = threading.RLock()
+        self._lock = RLock()
         self._kept: Machine | None = None  # the machine of the last decision on the main stack (_carry_out)
         self._budget: Budget | None = None  # its budget, when it was the action's own (not a caller's)
         # The GameState this object vouches is exactly the new game of its seed (seeded chance)
