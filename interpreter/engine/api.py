@@ -1108,8 +1108,11 @@ class State:
             return
         self.game._replays += 1
         n_actions, n_log, decisions, rng = before
-        again = _played_again(self.game, s, n_actions)
-        if (again.actions != s.actions[:n_actions] or again.log != s.log[:n_log]
+        try:
+            again = _played_again(self.game, s, n_actions)
+        except Exception:  # noqa: BLE001 - an action that cannot be played again: as below
+            again = None
+        if (again is None or again.actions != s.actions[:n_actions] or again.log != s.log[:n_log]
                 or again.decisions != decisions or again.rng != rng):
             # Only a change made to `state.s` directly, past State's methods, can lead here.
             self._lineage = None
