@@ -1740,9 +1740,11 @@ class _StepsGen:
                 lines.append(f"{ind}fr.pc = {len(code)}")
                 lines.append(f"{ind}return")
                 return
-            if path and (pc == entry or pc in path or pc in self.joins):
+            if path and (pc == entry or pc in path or (pc in self.joins and not _short_tail(code, pc))):
                 # where several ways meet (a loop's head, the code after an `if`): a run of its
-                # own, so no op is generated twice and the module stays small
+                # own, so no op is generated twice and the module stays small (but a few plain
+                # ops and a jump, the end of a loop's body after an `if` mostly, are generated
+                # on each way into them: the loop goes round in one run)
                 leaf(pc, ind)
                 return
             op = code[pc]
@@ -1855,6 +1857,22 @@ class _StepsGen:
                                       "        fr.pc = pc  # the op that raised: the loop reports its position",
                                       "        raise", ""]))
         return name
+
+
+_TAIL_OPS = 4  # the most ops before its jump of code generated again on each way into it
+
+
+def _short_tail(code: list, pc: int) -> bool:
+    """Whether the code at `pc` is a few ops that cannot branch nor stop, then a jump."""
+    for at in range(pc, min(pc + _TAIL_OPS, len(code))):
+        shape = getattr(code[at], "shape", None)
+        if shape is None:
+            return False
+        if shape[0] == "jump":
+            return True
+        if shape[0] not in ("pass", "let", "set", "forget", "advance", "log"):
+            return False
+    return False
 
 
 def _has_run(op: Any) -> bool:
