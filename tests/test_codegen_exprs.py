@@ -155,3 +155,26 @@ def test_a_read_hoisted_for_no_player_leaves_the_work_to_the_reference(tmp_path)
         logs.append(([e.text for e in state.log], state.scores()))
     assert logs[0] == logs[1]
     assert "Player 1 has 7" in logs[1][0]  # (2 + 1) + (2 + 2): no player yet
+
+
+@pytest.mark.parametrize("body", [
+    # loops over ranges of two numbers, paid for in the tally, nested (the inner list unpaid for)
+    "sum(ignore(p, x in range(1, 99999) where x > 0) for y in range(1, 99999))",
+    # a long constant list searched in a loop
+    "count(y for y in range(1, 99999) where y in long)",
+])
+def test_tallied_loops_stop_when_the_budget_runs_out(tmp_path, body):
+    """Work a define's body pays for in its tally still stops when the budget runs out (each
+    loop checks it, the tally counted, before it starts): hostile rules fail as in the
+    reference, at its rule, instead of running for hours."""
+    (tmp_path / "game.rules").write_text(
+        'game "Spin"\nplayers 2 to 2\nvar score per player: int = 0\n'
+        "const long = [i for i in range(1, 90000)]\n"
+        "define ignore(p: player, xs: list of int) = 1\n"
+        f"define spin(p: player) = {body}\n"
+        "flow:\n    for p in players:\n        turn p:\n"
+        "            set p.score += spin(p)\n"
+        "            choose c in [1, 2] by p\n")
+    ref = _failure(tmp_path, "reference")
+    assert _failure(tmp_path, "codegen") == ref
+    assert "game.rules:6:" in ref and "steps" in ref, ref

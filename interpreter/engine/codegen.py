@@ -212,6 +212,12 @@ def _unhoisted():
     raise RuleRuntimeError("a player's var or zone read for a value that is no player")
 
 
+def _over():
+    """A define's body whose tally (see `_loop_tally`) shows the budget spent: the reference,
+    re-run, fails at the rule where it runs out."""
+    raise RuleRuntimeError("the budget ran out")
+
+
 def _paid_call(m):
     """What a call of a define costs when its result is remembered; always true."""
     b = m.budget
@@ -928,7 +934,9 @@ class CodeGen:
                 return f"_eq(m, {a}, {b})" if op == "==" else f"(not _eq(m, {a}, {b}))"
             if op in ("in", "notin"):
                 items = self.known(b) if self.tallies() and _flat(self.type_of(e.right)) else None
-                if items is not None:  # `in` a constant list: what `_in_flat` pays is known here
+                if items is not None and len(items) <= _TALLIED_SEARCH:
+                    # `in` a short constant list: what `_in_flat` pays is known here (a long one is
+                    # searched by `_in_flat`, which stops at once a budget that runs out)
                     test = f"((_u := _u + {len(items)}) and {a} in {b})" if items else f"({a} in ())"
                     return test if op == "in" else f"(not {test})"
                 test = "_in_flat" if _flat(self.type_of(e.right)) else "_in"
@@ -1233,13 +1241,13 @@ class CodeGen:
         helper, args = match.group(1), [a.strip() for a in match.group(2).split(",")]
         if helper == "_iter" and len(args) in (1, 2) and self.known(args[0]) is not None:
             cost = len(self.known(args[0])) * (1 + per)
-            return args[0], (f"(_u := _u + {cost}) and " if cost else "")
+            return args[0], _loop_tally(cost)
         if helper == "_iter_range" and len(args) in (2, 3) and all(_literal_int(a) for a in args[:2]):
             low, high = int(args[0]), int(args[1])
             if high - low > MAX_ITEMS or high - low + 1 > MAX_ITEMS:
                 return src, ""  # refused there
             cost = max(0, high - low + 1) * (2 + per)
-            return f"range({low}, {high + 1})", (f"(_u := _u + {cost}) and " if cost else "")
+            return f"range({low}, {high + 1})", _loop_tally(cost)
         return src, ""
 
     def inlined(self, name: str, values: list[str]) -> str | None:
@@ -1546,6 +1554,17 @@ def _size_of(e) -> int:
 # A test of generated source that pays nothing and cannot raise: two names or numbers compared
 # (the names: parameters, loop variables, constants; `L[...]` and calls do not match).
 _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
+
+
+_TALLIED_SEARCH = 64  # the longest constant list an `in` searches paying in a define's tally
+
+
+def _loop_tally(cost: int) -> str:
+    """What goes before a comprehension over a list whose length is known when the code is made:
+    its cost added to the body's tally and, as `_iter` does for a loop it pays for, the budget
+    (the tally counted) checked before the loop starts, so nested loops never run on unpaid (an
+    overrun fails here, and the reference reports it at its rule)."""
+    return f"((_u := _u + {cost}) + b.used <= b.limit or _over()) and " if cost else ""
 
 
 _CONST_NAME = re.compile(r"_k\d+\Z")
