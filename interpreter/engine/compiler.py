@@ -986,12 +986,7 @@ class _Compiler:
 
             def add_to_var(m, fr):
                 L = fr.locals
-                old = m.s.vars[name]
-                add = value(m, L)
-                if old.__class__ is int and add.__class__ is int:
-                    new = check_int(old - add if subtract else old + add, where)
-                else:
-                    new = subtract_values(m, old, add, where) if subtract else add_values(m, old, add, where)
+                new = _added(m, m.s.vars[name], value(m, L), subtract, where)
                 if m.branch is not None:
                     m.shared_change(f"set the shared `{name}`", pos)
                 m.set_var(name, new)
@@ -1010,12 +1005,7 @@ class _Compiler:
             L = fr.locals
             who = obj(m, L)
             key = f"{name}#{who}"
-            old = m.s.vars[key]
-            add = value(m, L)
-            if old.__class__ is int and add.__class__ is int:
-                new = check_int(old - add if subtract else old + add, where)
-            else:
-                new = subtract_values(m, old, add, where) if subtract else add_values(m, old, add, where)
+            new = _added(m, m.s.vars[key], value(m, L), subtract, where)
             if m.branch is not None and who != m.branch.player:
                 m.shared_change(f"set another player's `{name}`", pos)
             m.set_var(key, new)
@@ -1354,6 +1344,14 @@ class _Compiler:
 
 # Built-ins that hand back items of the list they are given: a list of zones stays a list of zones.
 _KEEPS_ZONES = frozenset({"first", "last", "take", "reversed", "distinct", "count", "index_of"})
+
+
+def _added(m, old, add, subtract: bool, where):
+    """`old + add` (`old - add` when `subtract`) for `set ... +=` (`-=`): two whole numbers
+    directly, anything else as `+` and `-` do (lists, bags, the errors)."""
+    if old.__class__ is int and add.__class__ is int:
+        return check_int(old - add if subtract else old + add, where)
+    return subtract_values(m, old, add, where) if subtract else add_values(m, old, add, where)
 
 
 def _cards_of_zones(f: Fn) -> Fn:

@@ -294,14 +294,7 @@ def branch_starts(s: GameState, players: list[int], first: Frame, g: CompiledGam
                 cell = all_cells.get(text[c])
                 if cell is not None:
                     found_cells[text[c]] = cell[:]
-    supply = {k: v for k, v in s.tokens.items() if k.startswith("supply|")}
-    once = s.once[:]
-    out = {}
-    for p in players:
-        frame = _copy_frame(first)
-        frame.locals = {**frame.locals}
-        out[p] = BranchStart(frame, zones[p], card_vars[p], cells[p], known[p], supply, once)
-    return out
+    return _starts(s, players, first, zones, card_vars, cells, known)
 
 
 def _branch_starts(s: GameState, players: list[int], first: Frame) -> dict[int, BranchStart]:
@@ -331,6 +324,13 @@ def _branch_starts(s: GameState, players: list[int], first: Frame) -> dict[int, 
         p = owner.get(int(key))
         if p is not None:
             known[p][key] = mask
+    return _starts(s, players, first, zones, card_vars, cells, known)
+
+
+def _starts(s: GameState, players: list[int], first: Frame, zones: dict, card_vars: dict, cells: dict,
+            known: dict) -> dict[int, BranchStart]:
+    """Each player's BranchStart from what was found of their own things, with the supply, the
+    `once` marks and a copy of the step's first frame (shared by both ways of finding them)."""
     supply = {k: v for k, v in s.tokens.items() if k.startswith("supply|")}
     once = s.once[:]
     out = {}
