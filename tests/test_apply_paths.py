@@ -195,3 +195,26 @@ def test_a_state_changed_by_its_methods_is_put_back_by_its_undo(tmp_path):
     with pytest.raises(RuleRuntimeError):
         clone.apply_index(1, 0)
     assert clone.s == before.s
+
+
+@pytest.mark.parametrize("question", ["choose", "may"])
+def test_each_decision_of_a_plain_text_menu_has_lists_of_its_own(tmp_path: Path, question: str):
+    """A menu of plain texts makes its actions once, but each decision it parks has lists of its
+    own: a list changed in one state's data changes no later decision of another game. (States
+    copied from one another share a decision already parked; that one is never changed.)"""
+    asks = ('    choose by p prompt "Which?":\n        option "A":\n            pass\n'
+            '        option "B":\n            pass\n') if question == "choose" else \
+        '    may "Go on?" by p:\n        pass\n'
+    (tmp_path / "game.rules").write_text(
+        'game "Menus"\nplayers 2\nflow:\n    let p = first(players)\n' + asks + asks
+        + "score p:\n    line: 0\n")
+    game = interpreter.load(str(tmp_path))
+    first = game.new_game(players=2, seed=0)
+    labels = [a.label for a in first.legal_actions()]
+    first.apply_index(0)  # the second menu's decision: parked by this action
+    first.s.pending.values.append("probe")
+    first.s.pending.labels.append("Probe")
+    second = game.new_game(players=2, seed=1)
+    second.apply_index(0)
+    assert [a.label for a in second.legal_actions()] == labels
+    assert second.num_actions() == 2

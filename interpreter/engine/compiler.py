@@ -1579,7 +1579,9 @@ class _MenuOp(_Op):
         # A menu whose options are always open and whose labels and prompt are plain texts (most
         # menus of small games) offers the same actions every time: made once here. Working
         # them out charges nothing (a plain text costs nothing to evaluate), so neither does
-        # this; Pendings never change their lists once parked, so they all share these.
+        # this. Each Pending gets copies of the lists: the engine never changes a Pending's lists,
+        # but a state's data is open to whoever holds it, and a list changed there must not
+        # change every later decision of the game (a property test changes a clone's lists).
         self.fixed: tuple[str, list[int], list[str]] | None = None
         if s.options and all(o.when is None and o.cost is None and o.once is None and o.each is None
                              and _text_literal(o.label) for o in s.options) \
@@ -1592,7 +1594,7 @@ class _MenuOp(_Op):
         player = self.chooser(m, L)
         fixed = self.fixed
         if fixed is not None:
-            m.park(Pending(player, fixed[0], "menu", fixed[1], fixed[2]))
+            m.park(Pending(player, fixed[0], "menu", fixed[1][:], fixed[2][:]))
             return
         values, labels = [], []
         for i, (label, when, cost, once, each) in enumerate(self.options):
@@ -1670,7 +1672,7 @@ class _MayOp(_Op):
     def __call__(self, m: Machine, fr: Frame) -> None:
         fixed = self.fixed
         if fixed is not None:
-            m.park(Pending(self.chooser(m, fr.locals), fixed[0], "may", fixed[1], fixed[2]))
+            m.park(Pending(self.chooser(m, fr.locals), fixed[0], "may", fixed[1][:], fixed[2][:]))
             return
         prompt = self.prompt(m, fr.locals)
         m.park(Pending(self.chooser(m, fr.locals), prompt, "may", [True, False], [f"Yes: {prompt}", "No"]))
