@@ -131,22 +131,36 @@ class GameState:
         stack = []
         for f in self.stack:
             stack.append(_copy_frame(f))
-        return GameState(
-            self.num_players, self.seed, self.rng, zones, self.where[:],
-            self.tokens.copy(),
-            self.vars.copy(),  # values are never changed in place (Machine.set_var), so they are shared
-            stack,
-            self.pending,  # never changed in place (see Pending)
-            self.active, self.round, self.turn, self.once[:],
-            [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting] if self.lasting else [],
-            self.over, self.decisions, self.log[:], self.actions[:],
-            [Branch(b.player, [_copy_frame(f) for f in b.stack] if b.stack else [], b.pending, b.count,
-                    b.log[:], b.actions[:], b.shown, b.start) for b in self.branches] if self.branches else [],
-            {k: v[:] for k, v in self.cells.items()} if self.cells else {},
-            self.known.copy(), self.chance,
-            {k: v[:] for k, v in self.unordered.items()} if self.unordered else {},
-            self.chance_at, self.tape[:],
-        )
+        # Made field by field rather than by GameState(...) (its attrs __init__, a Python call
+        # from C that also tests each defaulted argument): every field, as
+        # tests/test_apply_paths.py (test_a_copy_has_every_field...) checks.
+        copy = _new(GameState)
+        copy.num_players = self.num_players
+        copy.seed = self.seed
+        copy.rng = self.rng
+        copy.zones = zones
+        copy.where = self.where[:]
+        copy.tokens = self.tokens.copy()
+        copy.vars = self.vars.copy()  # values are never changed in place (Machine.set_var): shared
+        copy.stack = stack
+        copy.pending = self.pending  # never changed in place (see Pending)
+        copy.active = self.active
+        copy.round = self.round
+        copy.turn = self.turn
+        copy.once = self.once[:]
+        copy.lasting = [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting] if self.lasting else []
+        copy.over = self.over
+        copy.decisions = self.decisions
+        copy.log = self.log[:]
+        copy.actions = self.actions[:]
+        copy.branches = [_copy_branch(b) for b in self.branches] if self.branches else []
+        copy.cells = {k: v[:] for k, v in self.cells.items()} if self.cells else {}
+        copy.known = self.known.copy()
+        copy.chance = self.chance
+        copy.unordered = {k: v[:] for k, v in self.unordered.items()} if self.unordered else {}
+        copy.chance_at = self.chance_at
+        copy.tape = self.tape[:]
+        return copy
 
 
 def _copy_value(v: Any) -> Any:
@@ -159,6 +173,7 @@ def _copy_value(v: Any) -> Any:
 
 
 _CONTAINERS = (list, dict)
+_new = object.__new__
 
 
 def _copy_frame(f: Frame) -> Frame:
@@ -175,6 +190,22 @@ def _copy_frame(f: Frame) -> Frame:
         elif v.__class__ is dict:
             local_values[k] = _copy_value(v)
     return Frame(f.code, f.pc, local_values)
+
+
+def _copy_branch(b: Branch) -> Branch:
+    # Made field by field rather than by Branch(...) (its attrs __init__, a Python call from C):
+    # every field of the (slotted) class, as tests/test_state_copy.py checks. `pending`, `shown`
+    # and `start` are never changed in place (a new one replaces them), so they are shared.
+    copy = _new(Branch)
+    copy.player = b.player
+    copy.stack = [_copy_frame(f) for f in b.stack] if b.stack else []
+    copy.pending = b.pending
+    copy.count = b.count
+    copy.log = b.log[:]
+    copy.actions = b.actions[:]
+    copy.shown = b.shown
+    copy.start = b.start
+    return copy
 
 
 # ---- the seeded generator (splitmix64): same numbers on every machine and process ----------

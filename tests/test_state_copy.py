@@ -1,0 +1,71 @@
+"""GameState.copy makes the state's frames and branches field by field (not through their attrs
+__init__): every field of each is set in a copy, equal, and a container of its own where the
+engine changes it in place, so changing one side never changes the other."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import attrs
+
+import interpreter
+from interpreter.engine.state import Branch, Frame
+from interpreter.tools.simulate import next_player
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = {"pending", "shown", "start"}  # never changed in place: a copy shares them (see Branch)
+
+
+def _in_a_step_of_choosing_at_once(seed: int):
+    game = interpreter.load(str(ROOT / "games" / "plunderbund"))
+    state = game.new_game(players=4, seed=seed)
+    rng = random.Random(seed)
+    while not (state.s.branches and any(b.stack for b in state.s.branches)):
+        assert not state.is_over
+        state.apply_index(rng.randrange(state.num_actions(next_player(state))), next_player(state))
+    return state
+
+
+def _same_frame(mine: Frame, theirs: Frame) -> None:
+    for field in attrs.fields(Frame):
+        assert getattr(mine, field.name) == getattr(theirs, field.name), field.name
+    assert mine is not theirs and mine.locals is not theirs.locals
+
+
+def test_every_field_of_every_branch_and_frame_is_copied():
+    for seed in range(3):
+        s = _in_a_step_of_choosing_at_once(seed).s
+        c = s.copy()
+        assert c == s
+        for mine, theirs in zip(c.stack, s.stack, strict=True):
+            _same_frame(mine, theirs)
+        for mine, theirs in zip(c.branches, s.branches, strict=True):
+            assert mine is not theirs
+            for field in attrs.fields(Branch):
+                a, b = getattr(mine, field.name), getattr(theirs, field.name)
+                assert a == b, field.name
+                if isinstance(a, list) and field.name not in SHARED:
+                    assert a is not b, field.name
+            for f, g in zip(mine.stack, theirs.stack, strict=True):
+                _same_frame(f, g)
+
+
+def test_changing_the_branches_of_one_leaves_the_other_alone():
+    state = _in_a_step_of_choosing_at_once(1)
+    copy = state.clone()
+    kept = copy.to_json()
+    s = state.s
+    for b in s.branches:
+        b.count += 1
+        b.log.append(["info", b.player, "x"])
+        b.actions.append([b.player, 0])
+        for f in b.stack:
+            f.pc += 1
+            f.locals["extra"] = 1
+    assert copy.to_json() == kept
+    # ...and the other way round: the clone played on leaves the original where it was.
+    before = state.clone()
+    while copy.s.branches and not copy.is_over:
+        copy.apply_index(0, next_player(copy))
+    assert state.s == before.s
