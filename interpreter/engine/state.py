@@ -177,9 +177,15 @@ _new = object.__new__
 
 
 def _copy_frame(f: Frame) -> Frame:
+    # Made field by field rather than by Frame(...), as _copy_branch: every field of the class
+    # (tests/test_state_copy.py checks).
+    copy = _new(Frame)
+    copy.code = f.code
+    copy.pc = f.pc
     if not f.locals:
-        return Frame(f.code, f.pc, {})
-    local_values = f.locals.copy()  # in C; then only the containers are copied again
+        copy.locals = {}
+        return copy
+    copy.locals = local_values = f.locals.copy()  # in C; then only the containers are copied again
     for k, v in local_values.items():
         # A rule's local may be a zone's own list (`let h = hand`), which moves change in place:
         # the copy gets its own. The engine's own locals (`$items3`: a `for` loop's items, made for
@@ -189,7 +195,7 @@ def _copy_frame(f: Frame) -> Frame:
                 local_values[k] = v[:] if not v or v[0].__class__ not in _CONTAINERS else _copy_value(v)
         elif v.__class__ is dict:
             local_values[k] = _copy_value(v)
-    return Frame(f.code, f.pc, local_values)
+    return copy
 
 
 def _copy_branch(b: Branch) -> Branch:
