@@ -80,6 +80,16 @@ def test_tic_tac_toe_openspiel_alpha_beta_agrees(ttt):
     assert value == 0.0
 
 
+def test_chance_mode_is_openspiels_for_the_same_game(ttt):
+    """A game whose rules never shuffle has no chance node: deterministic, as OpenSpiel's own
+    tic-tac-toe (its solvers refuse other games); Kuhn poker deals: explicitly stochastic."""
+    assert ttt.get_type().chance_mode == pyspiel.load_game("tic_tac_toe").get_type().chance_mode \
+        == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    kuhn = load_game(str(ROOT / "examples" / "games" / "kuhn_poker"), players=2)
+    assert kuhn.get_type().chance_mode == pyspiel.load_game("kuhn_poker").get_type().chance_mode \
+        == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+
+
 def test_openspiel_mcts_bot_plays_a_rule_file(ttt):
     bot = mcts.MCTSBot(ttt, uct_c=2, max_simulations=300, evaluator=mcts.RandomRolloutEvaluator(1, None),
                        random_state=__import__("numpy").random.RandomState(3))

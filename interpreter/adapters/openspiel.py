@@ -75,7 +75,9 @@ def load_game(path: str, players: int | None = None, options: dict | None = None
         long_name=f"{game.name} (rulelang, {n} players)",
         dynamics=(pyspiel.GameType.Dynamics.SIMULTANEOUS if any(k.startswith("simul:") for k in game.compiled.codes)
                   else pyspiel.GameType.Dynamics.SEQUENTIAL),
-        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if explicit
+        # (a game whose rules never shuffle has no chance node: deterministic, as OpenSpiel's
+        # solvers for such games require)
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if explicit and game.compiled.random
                      else pyspiel.GameType.ChanceMode.DETERMINISTIC),
         information=(pyspiel.GameType.Information.PERFECT_INFORMATION if _perfect_information(game)
                      else pyspiel.GameType.Information.IMPERFECT_INFORMATION),

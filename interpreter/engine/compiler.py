@@ -137,6 +137,9 @@ class CompiledGame:
     var_types: dict = attrs.Factory(dict)  # var name -> checker type ("int", "player", "enum:color")
     member_enum: dict = attrs.Factory(dict)  # enum member -> its enum
     zone_grids: frozenset = frozenset()  # zones declared `grid`: their cards lie on cells
+    # Whether the rules may draw from the seeded generator: a `shuffle`, or a zone that refills
+    # (shuffled in). A game without either has no chance at all (OpenSpiel: deterministic).
+    random: bool = True
     layout: Any = None  # the game's `table:` section, compiled (interpreter.engine.table), or None
     backend: str = "reference"
     generated: Any = None  # the CodeGen of the codegen backend (its source, slow-path count)
@@ -204,6 +207,7 @@ class _Compiler:
         self.p = program
         self.options = options
         self.codes: dict[str, list] = {}
+        self.shuffles = False  # a `shuffle` effect compiled (see CompiledGame.random)
         self.hidden = 0
         self.consts: dict[str, Any] = {}
         self.card_var_inits: dict[str, Any] = {}  # worked out once each, however often named
@@ -1087,6 +1091,8 @@ class _Compiler:
             # on the spot (``Machine.enter``)
             call_proc.shape = ("call", pairs, binding, key, pos)  # type: ignore[attr-defined]
             return call_proc
+        if name == "shuffle":
+            self.shuffles = True
         b = registry.BY_NAME[name]
         impl = EFFECTS[name]
         positional = [prm for prm in b.params if prm.clause is None]
@@ -1890,6 +1896,7 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         proc_params={name: tuple(prm.name for prm in proc.params) for name, proc in p.procs.items()},
         scenarios=scenarios, requires=requires, winners=winners, backend=backend, generated=c.codegen,
         zone_grids=frozenset(grids),
+        random=c.shuffles or bool(refill),
         var_visibility={v.name: v.visibility for v in p.vars.values()}, token_visibility=token_visibility,
         var_unknown=var_unknown,
         var_card_types=var_card_types, card_locals={k: frozenset(v) for k, v in c.card_locals.items()},
