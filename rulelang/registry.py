@@ -133,9 +133,11 @@ FUNCTIONS: tuple[Builtin, ...] = (
               P("items", "ints", "numbers"), variadic=True),
     _function("min", "int", "The smallest of several numbers, or of a list (0 when empty).",
               P("items", "ints", "numbers"), variadic=True),
-    _function("any", "bool", "Whether any item of a list is true (or a filter matches anything).",
+    _function("any", "bool", "Whether any item of a list is true; of a filter (`x in xs where ...`), whether "
+              "some item satisfies its condition. Given a comprehension, it stops at the first true item.",
               P("items", "list", "a list")),
-    _function("all", "bool", "Whether every item of a list is true.", P("items", "list", "a list")),
+    _function("all", "bool", "Whether every item of a list is true; of a filter, whether every item satisfies its "
+              "condition. Given a comprehension, it stops at the first false item.", P("items", "list", "a list")),
     _function("abs", "int", "The absolute value of a number.", P("value", "int", "a number")),
     # ranking
     _function("rank_high", "int",

@@ -32,6 +32,7 @@ import attrs
 
 from rulelang import nodes as n
 from rulelang import registry
+from rulelang.checker import elem_type
 from rulelang.diagnostics import RuleRuntimeError
 
 from .budget import MAX_INT, MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int, value_size
@@ -379,6 +380,73 @@ def _truth_flat(test):
 
 _any_flat = _truth_flat(any)
 _all_flat = _truth_flat(all)
+
+
+# any() and all() of a comprehension look at its items one by one and stop at the deciding one
+# (the reference's `truth_of_gen`); what each item looked at pays is paid when they stop, in one
+# sum (the items pay their own work as they go, so the budget is never far behind).
+
+def _any_items(m, truths, times):
+    """any() of the items of `truths` (each kept item's value), each paying `times`."""
+    n = 0
+    found = False
+    for x in truths:
+        n += 1
+        if x:
+            found = True
+            break
+    if n:
+        b = m.budget
+        b.used += n * times
+        if b.used > b.limit:
+            m.charge(0)
+    return found
+
+
+def _all_items(m, truths, times):
+    """all() of the items of `truths` (each kept item's value), each paying `times`."""
+    n = 0
+    found = True
+    for x in truths:
+        n += 1
+        if not x:
+            found = False
+            break
+    if n:
+        b = m.budget
+        b.used += n * times
+        if b.used > b.limit:
+            m.charge(0)
+    return found
+
+
+def _any_kept(m, holds):
+    """any() of a filter (`holds`: each item's condition): the item that satisfies it pays 1."""
+    for x in holds:
+        if x:
+            b = m.budget
+            b.used += 1
+            if b.used > b.limit:
+                m.charge(0)
+            return True
+    return False
+
+
+def _all_kept(m, holds):
+    """all() of a filter (`holds`: each item's condition): each item that satisfies it pays 1."""
+    n = 0
+    found = True
+    for x in holds:
+        if not x:
+            found = False
+            break
+        n += 1
+    if n:
+        b = m.budget
+        b.used += n
+        if b.used > b.limit:
+            m.charge(0)
+    return found
 
 
 def _count_flat(m, x, times=1):
@@ -1217,6 +1285,40 @@ class CodeGen:
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
         return f"{charged}(m, {before}[{elem} for {v} in {src}{cond}]{after})"
 
+    def truth_of_gen(self, e: n.Gen, stop_at: bool, scope: dict) -> str | None:
+        """any() (`stop_at` True) or all() of a comprehension, stopping at the deciding item, as
+        the reference's `truth_of_gen` does and pays; None (the reference's closure does it) when
+        an item may be a list or a map, whose size the reference works out."""
+        item = self.type_of(e.elem) if e.elem is not None else elem_type(self.type_of(e.source))
+        if not _scalar(item) or self.by_reference(e) or (e.elem is None and e.cond is None):
+            return None
+        self.in_iterable += 1
+        try:
+            source = self.expr(e.source, scope)
+            inner = _only_argument(source, "_paid_flat")
+            src = f"_iter_paid_flat(m, {inner})" if inner is not None else f"_iter(m, {source})"
+            if self.is_range(e.source) and inner is not None:
+                low, high = (self.expr(a, scope) for a in e.source.args)
+                src = f"_iter_range(m, {low}, {high})"  # the numbers, never made into a list
+        finally:
+            self.in_iterable -= 1
+        v = self.var()
+        inner_scope = {**scope, e.var: v}
+        self.in_loop += 1
+        try:
+            cond = self.expr(e.cond, inner_scope) if e.cond is not None else None
+            elem = self.expr(e.elem, inner_scope) if e.elem is not None else None
+        finally:
+            self.in_loop -= 1
+        src, tally = self.known_iteration(src, 0)
+        before, after = (f"({tally}", ")") if tally else ("", "")
+        if elem is None:  # a filter: each item's truth is its condition
+            helper = "_any_kept" if stop_at else "_all_kept"
+            return f"{before}{helper}(m, ({cond} for {v} in {src})){after}"
+        helper = "_any_items" if stop_at else "_all_items"
+        kept = f" if {cond}" if cond is not None else ""
+        return f"{before}{helper}(m, ({elem} for {v} in {src}{kept}), 2){after}"
+
     def known(self, source: str) -> list | None:
         """The list a constant of the namespace holds (a `const`, a literal), when `source` names
         one: its length is known here, so what using it pays is too. Constants never change."""
@@ -1333,6 +1435,9 @@ class CodeGen:
                 return inlined
             call = f"{self.define(name)}(m{''.join(', ' + v for v in values)})"
             return self.remembered(name, values, scope, call)
+        if name in ("any", "all") and len(e.args) == 1 and isinstance(e.args[0], n.Gen):
+            lazy = self.truth_of_gen(e.args[0], name == "any", scope)
+            return lazy if lazy is not None else self.reference(e, scope)
         b = registry.BY_NAME[name]
         impl = self.made(("function", name), FUNCTIONS[name])
         args = []

@@ -27,6 +27,7 @@ from .budget import (
     charge_text,
     charge_value,
     check_int,
+    value_size,
 )
 from .codegen import CodeGen
 from .information import _seats, branch_starts, own_keys
@@ -650,12 +651,17 @@ class _Compiler:
             raise RuleRuntimeError(f"cannot read `.{name}` here", pos)
         return dynamic
 
-    def gen(self, e: n.Gen) -> Fn:
+    def gen_parts(self, e: n.Gen) -> tuple[Fn, Fn | None, Fn | None]:
+        """A comprehension's source, condition (or None) and item (None: the item itself)."""
         src = self.expr(e.source)
         cond = self.expr(e.cond) if e.cond is not None else None
         elem = None
         if e.elem is not None:  # a list of zones holds the zones' keys (see the list literal)
             elem = self.zone_key(e.elem) if self.type_of(e.elem) == "zone" else self.expr(e.elem)
+        return src, cond, elem
+
+    def gen(self, e: n.Gen) -> Fn:
+        src, cond, elem = self.gen_parts(e)
         var = e.var
         missing = object()
 
@@ -681,6 +687,51 @@ class _Compiler:
                 charge_value(m, out, pos)
             return out
         return gen
+
+    def truth_of_gen(self, e: n.Gen, stop_at: bool, pos) -> Fn:
+        """`any(...)` (`stop_at` True) or `all(...)` (False) of a comprehension, worked out item
+        by item, as in Python: the first item whose truth is `stop_at` ends it; the items after it
+        are not worked out, nor paid for. An item's truth is its value (`x > 0 for x in xs`) or,
+        in a filter (`x in xs where x > 0`), its condition: any() says whether some item satisfies it,
+        all() whether every item does. Each item pays what it would in the built list: twice its
+        size (once built, once given to the built-in), a filter's kept item once (a filter's list
+        is the source's own items); so a call that looks at every item pays what the list did."""
+        src, cond, elem = self.gen_parts(e)
+        var, gen_pos = e.var, e.pos
+        missing = object()
+
+        def truth(m, L):
+            items = list(src(m, L) or ())
+            m.charge(len(items), gen_pos)
+            old = L.get(var, missing)
+            total = 0
+            try:
+                for x in items:
+                    L[var] = x
+                    if elem is None:  # a filter: the item's truth is its condition
+                        holds = bool(cond(m, L)) if cond is not None else bool(x)
+                        if holds:
+                            m.charge(1 + value_size(x, pos) if isinstance(x, (list, dict)) else 1, pos)
+                    else:
+                        if cond is not None and not cond(m, L):
+                            continue
+                        v = elem(m, L)
+                        size = 1 + value_size(v, pos) if isinstance(v, (list, dict)) else 1
+                        total += size
+                        if total > MAX_ITEMS:
+                            raise RuleRuntimeError(
+                                f"a value of more than {MAX_ITEMS} items (nested items counted)", pos)
+                        m.charge(2 * size, pos)
+                        holds = bool(v)
+                    if holds is stop_at:
+                        return stop_at
+            finally:
+                if old is missing:
+                    L.pop(var, None)
+                else:
+                    L[var] = old
+            return not stop_at
+        return truth
 
     def binop(self, e: n.BinOp) -> Fn:
         a, b = self.expr(e.left), self.expr(e.right)
@@ -714,6 +765,8 @@ class _Compiler:
             params = self.p.defines[name].params or ()
             return self.define_call(name, [self.value(a, prm.type) for a, prm in zip(e.args, params, strict=False)],
                                     e.pos)
+        if name in ("any", "all") and len(e.args) == 1 and isinstance(e.args[0], n.Gen):
+            return self.truth_of_gen(e.args[0], name == "any", e.pos)  # stops at the deciding item
         b = registry.BY_NAME[name]
         impl = FUNCTIONS[name]
         args: list[Fn] = []

@@ -1,0 +1,130 @@
+"""`any(...)` and `all(...)` of a comprehension: item by item, stopping at the deciding item.
+
+As in Python, `any(x > 2 for x in xs)` stops at the first true item and `all(...)` at the first
+false one; the items after it are neither worked out (an error there is never met) nor paid for.
+A filter (`q in players where q.coins > 1`) asks whether some or every item meets its condition.
+Each item looked at pays what it paid in the list built whole, so a call that looks at every item
+pays what it did; a list written out in brackets (`any([...])`) is still built whole first.
+Both backends are checked (the generated code has its own helpers for these).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import interpreter
+from interpreter.engine.budget import Budget
+from rulelang.diagnostics import RuleRuntimeError
+
+BACKENDS = ("reference", "codegen")
+
+
+def _game(tmp_path, value: str, setup: str = "") -> str:
+    """A game of one choice whose action sets `result` to `value` (worked out after the choice)."""
+    (tmp_path / "game.rules").write_text(
+        'game "Quantifiers"\nplayers 2 to 2\n'
+        "var coins per player: int = 0\n"
+        "var xs: list of int = [5, 4, 0, 2]\n"
+        "var result: bool = false\n"
+        "flow:\n"
+        f"{setup}"
+        "    for p in players:\n"
+        "        if index_of(players, p) == 0:\n"
+        "            set p.coins = 3\n"
+        "    turn first(players):\n"
+        '        choose i in range(0, 1) by first(players) label "go {i}"\n'
+        f"        set result = {value}\n"
+        "score p:\n    line: 0\n")
+    return str(tmp_path)
+
+
+def _play(path: str, backend: str) -> tuple[object, int]:
+    """`result` after the one action, and what the action paid."""
+    state = interpreter.load(path, backend=backend, cache=False).new_game(players=2, seed=0)
+    paid = Budget()
+    state.apply(state.legal_actions(0)[0], paid)
+    return state.s.vars["result"], paid.used
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("value", "expected"), [
+    ("any(q in players where q.coins > 1)", True),  # only the first player (seat 0) meets it
+    ("all(q in players where q.coins > 1)", False),
+    ("all(q in players where q.coins >= 0)", True),
+    ("any(q in players where q.coins > 5)", False),
+    ("any(c in [0, 0] where c == 0)", True),  # the items' own truth does not count: their condition does
+])
+def test_a_filter_asks_whether_some_or_every_item_meets_its_condition(tmp_path, backend, value, expected):
+    assert _play(_game(tmp_path, value), backend)[0] is expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("value", "expected"), [
+    ("any(10 / x > 1 for x in xs)", True),  # 10 / 5 decides; 10 / 0 (the third) is never worked out
+    ("all(10 / x > 2 for x in xs)", False),  # 10 / 4 decides
+    ("any(x in xs where 10 / x > 1)", True),
+    ("all(x in xs where 10 / x > 2)", False),
+    ("any(xs[i] > 4 for i in range(0, 9))", True),  # xs[0]; xs[4] and on would be outside the list
+])
+def test_the_items_after_the_deciding_one_are_not_worked_out(tmp_path, backend, value, expected):
+    assert _play(_game(tmp_path, value), backend)[0] is expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("value", ["any(10 / x > 9 for x in xs)", "all(10 / x > 0 for x in xs)",
+                                   "any([10 / x > 1 for x in xs])"])
+def test_an_item_that_fails_before_the_answer_is_known_is_reported(tmp_path, backend, value):
+    """No item decides before 10 / 0 (or the list is built whole, in brackets): the error stands."""
+    with pytest.raises(RuleRuntimeError, match="division by zero"):
+        _play(_game(tmp_path, value), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_looking_at_every_item_pays_what_the_built_list_paid(tmp_path, backend):
+    """Without a deciding item before the end, the call pays what building the list paid; with
+    one, less by what the items after it paid (each `x + 1 > 0` item: the sum checked, twice 1)."""
+    whole = [("all(x + 1 > 0 for x in xs)", "all([x + 1 > 0 for x in xs])"),
+             ("any(x > 9 for x in xs)", "any([x > 9 for x in xs])"),
+             ("all(x in xs where x >= 0)", "all([x in xs where x >= 0])"),
+             ("any(x in xs where x > 9)", "any([x in xs where x > 9])")]
+    for lazy, built in whole:
+        (one, paid), (other, paid_built) = (_play(_game(tmp_path, v), backend) for v in (lazy, built))
+        assert paid == paid_built, lazy
+        if " for " in lazy:  # (a list of kept items in brackets is true by its items' own truth)
+            assert one == other, lazy
+    _, paid_all = _play(_game(tmp_path, "any(x > 9 for x in xs)"), backend)
+    _, paid_first = _play(_game(tmp_path, "any(x > 4 for x in xs)"), backend)
+    assert paid_first == paid_all - 3 * 2  # three items fewer looked at, each paying 2
+
+
+def test_both_backends_play_a_game_of_quantifiers_alike(tmp_path):
+    """Every form, nested and in defines, and what it pays, through both backends in step over
+    random games (tests/test_backends.py's comparison)."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text('''game "More quantifiers"
+players 2 to 3
+var coins per player: int = 0
+var xs: list of int = [3, 6, 4, 2, 5]
+var seen: list of bool = []
+define rich(p: player) = any(q in players where q.coins > p.coins + 1)
+define even = all(x % 2 == 0 for x in xs where x > 2)
+flow:
+    repeat 4:
+        for p in players:
+            turn p:
+                choose i in range(0, 4) where any(x >= i for x in xs) by p label "slot {i}"
+                set xs[i] = xs[i] - 1 if all(y in xs where y > 1) else xs[i] + 2
+                set p.coins += 2 if rich(p) or even else 1
+                set seen = [any(10 / x > 3 for x in xs), all(x in xs where 6 / x >= 1),
+                    any(all(x != y for y in xs where y > i) for x in xs), rich(p),
+                    any(q in players where q.coins == 0)]
+                log "{p}: {seen}"
+score p:
+    line: p.coins
+''')
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    for helper in ("_any_items", "_all_items", "_any_kept", "_all_kept"):  # none left to the reference
+        assert f"{helper}(m, (" in source
+    played = [play_both(str(tmp_path), (), 2 + seed % 2, seed) for seed in range(12)]
+    assert min(played) == 4 * 2 and sum(played) == 4 * sum(2 + seed % 2 for seed in range(12))
