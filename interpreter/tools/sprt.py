@@ -25,6 +25,12 @@ over 3000 runs of paired coin flips at p = 0.5: 2.9 % false positives, 95.6 % po
 size, 469 pairs on average under H0 (463 with alpha = 0.04): the margin costs almost nothing.
 tests/test_sprt.py checks the rates by simulation; the formulas are in docs/testing.md.
 
+That was measured on independent flips. Paired games share their random numbers, and at best
+(both games of a pair flip the same coin) ``d`` is 1 in 10 % of the pairs and 0 otherwise: 93 %
+power, the misses all early runs of zeros whose small plug-in variance made them look decisive.
+So evidence for H0 is judged with the variance under H1 (``PairedSPRT._llr``): 99.1 % power on
+shared coins, 96.2 % on independent ones, the same false positives (1000 runs each).
+
 ``relative`` questions (game length, score spread) measure ``delta`` as a share of the base
 mean (``delta = effect * mean(base)``, estimated as the data come in) and report the change as
 a ratio of means with a delta-method interval.
@@ -35,7 +41,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["ALPHA", "BETA", "DESIGN_ALPHA", "DESIGN_BETA", "MIN_PAIRS", "PairedSPRT", "bounds", "llr_normal", "mean_interval"]
+__all__ = ["ALPHA", "BETA", "DESIGN_ALPHA", "DESIGN_BETA", "MIN_PAIRS", "PairedSPRT", "bounds", "llr_normal", "mean_interval",
+           "tilted_variance"]
 
 ALPHA = 0.05  # promised: false positives (saying "it changes" when it does not), at most
 BETA = 0.05  # promised: misses (saying "no change" when it changes by the effect size), at most
@@ -71,6 +78,48 @@ def mean_interval(n: int, mean: float, var: float, z: float = Z95) -> tuple[floa
         return (-math.inf, math.inf)
     half = z * math.sqrt(max(var, 0.0) / n)
     return (mean - half, mean + half)
+
+
+def tilted_variance(counts: dict[float, int], target: float) -> float | None:
+    """The variance of the observed values (``counts``: value -> how often) exponentially tilted
+    to mean ``target``: the distribution closest to the data (in Kullback-Leibler divergence)
+    whose mean is ``target``, weights ``exp(lam * v)``. Tilting a normal sample keeps its
+    variance; tilting two values 0 and 1 to mean ``p`` gives ``p (1 - p)``, the variance of
+    the coin that has that mean. None when ``target`` is not strictly between the smallest and
+    the largest value (no distribution on these values has that mean)."""
+    values = [(v, float(c)) for v, c in counts.items()]
+    lo = min(v for v, _ in values)
+    hi = max(v for v, _ in values)
+    if not lo < target < hi:
+        return None
+
+    def moments(lam: float) -> tuple[float, float]:
+        top = max(lam * v for v, _ in values)  # exp of at most 0: no overflow
+        weights = [(v, c * math.exp(lam * v - top)) for v, c in values]
+        total = sum(w for _, w in weights)
+        mean = sum(v * w for v, w in weights) / total
+        return mean, sum((v - mean) ** 2 * w for v, w in weights) / total
+
+    # The tilted mean grows with lam (its derivative is the tilted variance): Newton's method,
+    # kept inside the bracket [a, b] around the root and bisecting when a step would leave it.
+    a, b = -math.inf, math.inf
+    lam, tolerance = 0.0, 1e-9 * (hi - lo)
+    for _ in range(200):
+        mean, var = moments(lam)
+        if abs(mean - target) <= tolerance:
+            break
+        if mean < target:
+            a = lam
+        else:
+            b = lam
+        step = lam - (mean - target) / var if var > 0 else math.nan
+        if a < step < b:
+            lam = step
+        elif math.isfinite(a) and math.isfinite(b):
+            lam = (a + b) / 2
+        else:  # no usable step (a weight underflowed) and no bracket yet: go twice as far
+            lam += math.copysign(max(1.0 / (hi - lo), abs(lam)), target - mean)
+    return var
 
 
 @dataclass
@@ -120,6 +169,7 @@ class PairedSPRT:
     down_done: bool = False
     m: _Moments = field(default_factory=_Moments)
     history: list[tuple[float, float]] = field(default_factory=list, repr=False)  # (up, down) per pair
+    diffs: dict[float, int] = field(default_factory=dict, repr=False)  # each d seen, and how often
 
     @property
     def n(self) -> int:
@@ -151,21 +201,24 @@ class PairedSPRT:
         """Take one pair; returns the status (unchanged once decided)."""
         if self.decided:
             return self.status
-        self.m.add(float(x), float(y))
+        x, y = float(x), float(y)
+        self.m.add(x, y)
+        d = y - x
+        self.diffs[d] = self.diffs.get(d, 0) + 1
         mean, _ = self.diff_stats()
         var = self._test_variance()
         delta = self.delta()
         n = self.n
         if delta <= 0:  # a relative question whose base mean is 0: nothing to scale by yet
             return self.status
+        lower, upper = bounds(self.alpha, self.beta)
         if not self.up_done:
-            self.llr_up = llr_normal(n, mean, var, 0.0, delta)
+            self.llr_up = self._llr(n, mean, var, delta, lower)
         if not self.down_done:
-            self.llr_down = llr_normal(n, mean, var, 0.0, -delta)
+            self.llr_down = self._llr(n, mean, var, -delta, lower)
         self.history.append((self.llr_up, self.llr_down))
         if n < MIN_PAIRS:
             return self.status
-        lower, upper = bounds(self.alpha, self.beta)
         if self.llr_up >= upper or self.llr_down >= upper:
             self._decide("H1")
         else:
@@ -174,6 +227,27 @@ class PairedSPRT:
             if self.up_done and self.down_done:
                 self._decide("H0")
         return self.status
+
+    def _llr(self, n: int, mean: float, var: float, mu1: float, lower: float) -> float:
+        """One one-sided log-likelihood ratio, 0 against ``mu1``. Evidence for the change is
+        judged with the variance under H0 (``var``, the second moment about 0); evidence that
+        reaches the lower bound is judged again with the variance under H1, that of the data
+        tilted to mean ``mu1`` (:func:`tilted_variance`), whichever is larger. Well-paired games
+        make ``d`` skewed: with common random numbers a house rule that hands the first seat 10
+        points more makes ``d`` 1 in 10 % of the pairs and 0 otherwise, and its sample variance
+        (about its mean) shrinks with its mean. Judged by that variance alone, a short run of
+        zeros reads as strong evidence for "no change": 93 % power, not 95 %
+        (tests/test_sprt.py). Tilted to mean 0.1, those pairs have the variance 0.09 they would
+        have under H1, and the power is back above 99 %. The larger variance only moves a
+        negative LLR towards 0, so H0 is never accepted sooner than before; the false positives
+        measured the same, and H0 costs a few more pairs when d is sparse (55 for 50)."""
+        llr = llr_normal(n, mean, var, 0.0, mu1)
+        if llr > lower:
+            return llr
+        var1 = tilted_variance(self.diffs, mu1)
+        if var1 is None:  # mu1 beyond every d seen: the normal variance about mu1
+            var1 = sum(c * (d - mu1) ** 2 for d, c in self.diffs.items()) / n
+        return llr_normal(n, mean, max(var, var1), 0.0, mu1)
 
     def _decide(self, status: str) -> None:
         self.status = status
