@@ -245,9 +245,10 @@ class Game:
         # player count -> its setup's record (see _record_setup), for the counts that passed every
         # check of new_game once and whose setup could be recorded
         self._ready: dict[int, _SetupStart] = {}
-        # (player, prompt) -> the Decision of one player deciding: Decisions are frozen, and a
+        # (player, prompt) -> the Decision of one player deciding, ((players), prompt) -> one of a
+        # `simultaneously` step: Decisions are frozen, and a
         # game asks the same few questions again and again (at most MAX_DECISIONS_KEPT kept)
-        self._decisions: dict[tuple[int, str], Decision] = {}
+        self._decisions: dict[tuple, Decision] = {}
         self._replays = 0  # failed actions put back by playing their game again (State._put_back)
 
     @property
@@ -868,7 +869,7 @@ class State:
         self.game = game
         self._s = s
         self._lock = RLock()
-        self._kept: Machine | None = None  # the machine of the last decision on the main stack (_carry_out)
+        self._kept: Machine | None = None  # the machine of the last decision (_carry_out)
         self._budget: Budget | None = None  # its budget, when it was the action's own (not a caller's)
         # The GameState this object vouches is exactly the new game of its seed (seeded chance)
         # with the actions of `s.actions` applied, or None: then a failing action on the main
@@ -921,7 +922,21 @@ class State:
         waiting = self._waiting()
         if not waiting:
             return None
-        return Decision(tuple(p.player for _, p in waiting), bool(self._s.branches), waiting[0][1].prompt)
+        players = tuple(p.player for _, p in waiting)
+        simultaneous = bool(self._s.branches)
+        prompt = waiting[0][1].prompt
+        if not simultaneous:
+            return Decision(players, simultaneous, prompt)
+        # A `simultaneously` step asks each of its decisions of the same players again and again
+        # (kept with the ones of one player deciding: the keys differ, a tuple of players here)
+        kept = self.game._decisions
+        key = (players, prompt)
+        decision = kept.get(key)
+        if decision is None:
+            decision = Decision(players, True, prompt)
+            if len(kept) < MAX_DECISIONS_KEPT:
+                kept[key] = decision
+        return decision
 
     @_locked
     def legal_actions(self, player: int | None = None) -> list[Action]:
@@ -981,6 +996,13 @@ class State:
     def _num_actions(self, player: int | None) -> int:
         if self._s.chance_at is not None:  # the outcomes of the chance node, as legal_actions lists them
             return len(self.chance_outcomes()) if player in (None, CHANCE) else 0
+        s = self._s
+        if s.branches and not s.over:  # (_waiting, without its list)
+            for b in s.branches:
+                p = b.pending
+                if p is not None and (player is None or p.player == player):
+                    return len(p.values)
+            return 0
         for _, p in self._waiting():
             if player is None or p.player == player:
                 return len(p.values)
@@ -1041,33 +1063,34 @@ class State:
             undo = None
             n_actions, n_log, decisions, rng = len(s.actions), len(s.log), s.decisions, s.rng
         else:
-            undo = Undo(s)
+            undo = Undo(s, branch)
         try:
-            if branch is None:
-                # `_run_action`'s main-stack part, written out: the path of every decision of a
-                # playout (no `simultaneously` in progress), one call and one lookup fewer.
-                # The machine of this state's last decision, made ready for this one as a new one
-                # would be (a new Machine per decision was a twentieth of a small game's decision)
-                m = self._kept
-                if m is None or m.s is not s:
-                    m = self._kept = Machine(g, s, budget, True)
-                    if budget is None:
-                        self._budget = m.budget  # its own: the next decision pays from it afresh
-                else:
-                    if budget is None:  # its own budget again, paid afresh: no new Budget per decision
-                        budget = m.budget if m.budget is self._budget else Budget()
-                        budget.used = 0
-                        self._budget = budget
-                    m.budget = budget
-                    m.log_chars = None
-                    m.tape_pos = 0
-                    if m.memo:
-                        m.memo = {}
-                m.journal = undo  # (its own journal; None: nothing noted)
-                frame = s.stack[-1]  # the choice being answered
-                op = g.codes[frame.code][frame.pc]
-                try:
-                    value = p.values[index]
+            # `_run_action`, written out: the path of every decision of a playout, one call and
+            # one lookup fewer. The machine of this state's last decision, made ready for this one
+            # as a new one would be (a new Machine per decision was a twentieth of a small game's
+            # decision)
+            m = self._kept
+            if m is None or m.s is not s:
+                m = self._kept = Machine(g, s, budget, True)
+                if budget is None:
+                    self._budget = m.budget  # its own: the next decision pays from it afresh
+            else:
+                if budget is None:  # its own budget again, paid afresh: no new Budget per decision
+                    budget = m.budget if m.budget is self._budget else Budget()
+                    budget.used = 0
+                    self._budget = budget
+                m.budget = budget
+                m.log_chars = None
+                m.tape_pos = 0
+                m.branch = None
+                if m.memo:
+                    m.memo = {}
+            m.journal = undo  # (its own journal; None: nothing noted)
+            frame = (s.stack if branch is None else branch.stack)[-1]  # the choice being answered
+            op = g.codes[frame.code][frame.pc]
+            try:
+                value = p.values[index]
+                if branch is None:
                     label = p.labels[index]
                     if len(label) <= MAX_LOG_LINE and not getattr(op, "cards", False):
                         # (_choice_entries of a choice everybody reads, without its call)
@@ -1077,12 +1100,17 @@ class State:
                     s.actions.append([p.player, value])
                     op.resume(m, frame, value, p.player)
                     s.pending = None
-                    m.run()
-                except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
-                    raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
-                                           getattr(op, "pos", None)) from None
-            else:
-                _run_action(g, s, [p.player, index], budget, undo, branch, p)
+                else:  # a part of a `simultaneously` step
+                    branch.log.extend(_choice_entries(g, s, p, index, op))
+                    branch.actions.append([p.player, value])
+                    m.branch = branch
+                    op.resume(m, frame, value, p.player)
+                    branch.pending = None
+                    m.branch = None
+                m.run()
+            except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
+                raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
+                                       getattr(op, "pos", None)) from None
         except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
             self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng))
             s.chance_at = [[p.player, index, p.serial], need.key, need.cards]

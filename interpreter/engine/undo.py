@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from .state import Frame, GameState
+from .state import Branch, Frame, GameState
 
 _MISSING = object()
 
@@ -79,7 +79,7 @@ class Undo(Journal):
     __slots__ = ("scalars", "frames", "once", "once_length", "lasting", "log", "actions", "branches",
                  "branch_parts", "info", "others")
 
-    def __init__(self, s: GameState) -> None:
+    def __init__(self, s: GameState, acting: Branch | None = None) -> None:
         # Journal.__init__, written out: an Undo is made for every action
         self.zones = {}
         self.where = {}
@@ -104,9 +104,12 @@ class Undo(Journal):
         self.actions = len(s.actions)
         # The branches of a `simultaneously`, noted like the main stack (their frames' positions
         # and locals, their logs' lengths) rather than copied: one action changes one branch.
+        # `acting`: the branch whose decision the action answers, when known; then the others
+        # waiting for their players are not noted (nothing runs a waiting branch: Machine.run).
         self.branches = s.branches
         self.branch_parts = [(b, b.stack[:], [(f, f.pc, dict(f.locals)) for f in b.stack], b.pending, b.count,
-                              len(b.log), len(b.actions)) for b in s.branches] if s.branches else None
+                              len(b.log), len(b.actions)) for b in s.branches
+                             if acting is None or b is acting or b.pending is None] if s.branches else None
         # What players know of cards (journaled: the dict itself is kept) and explicit chance
         # (flat: copied rather than journaled).
         self.info = (s.known, s.chance, {k: v[:] for k, v in s.unordered.items()} if s.unordered else {},
