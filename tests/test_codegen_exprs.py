@@ -178,3 +178,51 @@ def test_tallied_loops_stop_when_the_budget_runs_out(tmp_path, body):
     ref = _failure(tmp_path, "reference")
     assert _failure(tmp_path, "codegen") == ref
     assert "game.rules:6:" in ref and "steps" in ref, ref
+
+
+UNREPEATED = '''game "Unrepeated"
+players 2 to 3
+enum hue: grey, red, green, blue
+const warm = [red, green, red]
+var score per player: int = 0
+var board: list of hue = [grey, red, green, grey, red, grey, green, green]
+define seen(p: player, e: hue) = count(x for x in board where x == e) + p.score
+define seen_all(p: player) = sum(seen(p, e) for e in hue)
+define warm_seen(p: player, e: hue) = count(x for x in board where x == e)
+define warm_all(p: player) = sum(warm_seen(p, e) for e in warm)
+define board_seen(p: player, e: hue) = count(x for x in board where x != e)
+define board_all(p: player) = sum(board_seen(p, e) for e in board)
+define hue_seen(e: hue) = count(x for x in board where x == e)
+define hue_all(p: player) = sum(hue_seen(e) for e in hue) + p.score
+define alone(p: player) = count(x for x in board where x == red)
+define both(p: player) = seen_all(p) + warm_all(p) + board_all(p) + hue_all(p)
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose i in range(0, 7) where both(p) + both(players[0]) + alone(p) >= i by p label "square {i}"
+                set board[i] = [red, green, blue][index_of(players, p)]
+                set p.score += both(p) + seen_all(p) + alone(p)
+'''
+
+
+def test_defines_no_op_calls_twice_go_without_the_memo(tmp_path):
+    """A define called in one place, in the body of a remembered define with each of its
+    arguments, in loops over constant lists of distinct items with each item an argument, is
+    generated without the memo (it would never hit); one called where its arguments may repeat
+    in an op (a list with a repeated item, a variable list, a caller's argument left out) keeps
+    it. Games through both backends: the same play, the same work paid at every action."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(UNREPEATED)
+    generated = interpreter.load(str(tmp_path), cache=False).compiled.generated
+    state = interpreter.load(str(tmp_path), cache=False).new_game(players=2, seed=0)
+    assert state.num_actions() > 0
+    found = generated.known_unrepeated
+    assert found.get("seen") is True
+    assert found.get("warm_seen") is False  # `warm` names red twice
+    assert found.get("board_seen") is False  # a var's list
+    assert found.get("hue_seen") is False  # p is not an argument: the same call for every player
+    assert not found.get("alone")  # called from a choice's condition, not a define
+    for seed in range(6):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0

@@ -654,6 +654,8 @@ class CodeGen:
         self.known_by_reference: dict[int, bool] = {}
         self.known_reads_zones: dict[int, bool] = {}
         self.known_free: dict[int, bool] = {}
+        self.known_unrepeated: dict[str, bool] = {}  # define -> whether `unrepeated`
+        self.define_sites: dict[str, list] | None = None  # see `_define_sites`
         # Replay: a warm load does not generate the module again. The compiler still makes every
         # op and reference closure; here each function gets the code of its body by index, the
         # plain constants come from the cache, and every other constant is made again, at the same
@@ -1538,10 +1540,11 @@ class CodeGen:
                     f"    b.used += {STEPS_PER_CALL}\n"
                     "    if b.used > b.limit:\n"
                     "        m.charge(0)\n")
-        if self.free(d.value) or any(k is False for k in kinds):
+        if self.free(d.value) or any(k is False for k in kinds) or self.unrepeated(name):
             # Its body pays nothing (numbers, names, fields, comparisons of plain values): the
             # memo would charge what working it out again charges, STEPS_PER_CALL, and cost more.
-            # Or the reference's memo would fail on every call (a list given to it).
+            # Or the reference's memo would fail on every call (a list given to it). Or no op
+            # ever calls it twice with the same arguments (`unrepeated`): the memo never hits.
             src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
         elif all(kinds):
             src = (f"def {fname}(m{arglist}):\n"
@@ -1567,6 +1570,90 @@ class CodeGen:
                    f"    return r\n")
         self.source.append(src)
         return fname
+
+    def remembered_by_type(self, name: str) -> bool:
+        """Whether a define's types let its results be remembered (see `define`)."""
+        d = self.p.defines[name]
+        return not self.free(d.value) and all(self.param_hashable(prm) for prm in d.params or ())
+
+    def unrepeated(self, name: str) -> bool:
+        """Whether no op can call define `name` twice with the same arguments, so that its memo
+        would never give a result back and only costs a key, a lookup and a store per call. So
+        when the rules call it in one place only (the checker resolved one name to it), in the
+        body of another define C whose body runs at most once per op for each of C's arguments
+        (C remembers its results, or is itself unrepeated), with each of C's parameters as an
+        argument, and inside C's comprehensions only over constant lists of distinct items
+        (an enum, a `const`), each loop's variable an argument too: then two calls in one op
+        differ in C's arguments or in some loop's item. The reference remembers such a define
+        as always; it pays the same, since its memo never hits either."""
+        known = self.known_unrepeated.get(name)
+        if known is None:
+            self.known_unrepeated[name] = False  # (a define reached again while deciding: no)
+            known = self.known_unrepeated[name] = self._unrepeated(name)
+        return known
+
+    def _unrepeated(self, name: str) -> bool:
+        if self.define_sites is None:
+            self.define_sites = self._define_sites()
+        uses = sum(1 for r in self.p.resolved.values() if r == ("define", name))
+        sites = self.define_sites.get(name, [])
+        if uses != 1 or len(sites) != 1:
+            return False
+        caller, call, loops = sites[0]
+        params = [prm.name for prm in self.p.defines[caller].params or ()]
+        bound = params + [g.var for g in loops]
+        if caller == name or len(set(bound)) != len(bound) or not isinstance(call, n.Call) or call.kwargs:
+            return False
+        given = {a.id for a in call.args
+                 if isinstance(a, n.Name) and self.p.resolved.get(id(a), ("local", a.id)) == ("local", a.id)}
+        if not set(bound) <= given:
+            return False
+        if not all(self.distinct_constant(g.source) for g in loops):
+            return False
+        return self.remembered_by_type(caller) or self.unrepeated(caller)
+
+    def distinct_constant(self, e) -> bool:
+        """Whether a comprehension's source is a list known at load time whose items all differ."""
+        if not isinstance(e, n.Name):
+            return False
+        cat, name = self.p.resolved.get(id(e), ("local", e.id))
+        if cat == "enum":
+            items = list(self.p.enums[name])
+        elif cat == "const":
+            try:
+                items = self.c.const(name)  # (what generating the comprehension works out anyway)
+            except Exception:  # noqa: BLE001 - one it cannot work out is not known to be distinct
+                return False
+        else:
+            return False
+        try:
+            return items.__class__ is list and len(set(items)) == len(items)
+        except TypeError:  # unhashable items
+            return False
+
+    def _define_sites(self) -> dict[str, list]:
+        """Each define's calls (and reads of one without parameters) in the bodies of defines:
+        name -> [(the calling define, the call, the comprehensions around it whose items it is
+        worked out for, outermost first)]."""
+        sites: dict[str, list] = {}
+
+        def walk(e, caller: str, loops: tuple) -> None:
+            if isinstance(e, (n.Call, n.Name)):
+                cat, callee = self.p.resolved.get(id(e), ("", ""))
+                if cat == "define":
+                    sites.setdefault(callee, []).append((caller, e, loops))
+            if isinstance(e, n.Gen):
+                walk(e.source, caller, loops)  # once per working out of the comprehension
+                for x in (e.elem, e.cond):
+                    if x is not None:
+                        walk(x, caller, (*loops, e))  # once per item
+                return
+            for x in _subexpressions(e):
+                walk(x, caller, loops)
+
+        for caller, d in self.p.defines.items():
+            walk(d.value, caller, ())
+        return sites
 
     def free(self, e) -> bool:
         """Whether working out `e` pays nothing from the budget (so remembering it saves no charge)."""
