@@ -56,7 +56,7 @@ def test_tallied_bodies_play_as_the_reference(tmp_path):
     assert "(_u := _u + len(a1) + len(" in source  # bag(have) counted once, paid for at each use
     assert "_mul(2, 0)" not in source
     assert ")[-1]" in source  # `short` written in place, its list worked out first into a name
-    assert "in range(0, 4)" in source and "in range(3, 2)" in source  # ranges (to and with 3): paid for here
+    assert "[0, 1, 2, 3]" in source and "in range(3, 2)" in source  # ranges (to and with 3): paid for here
     assert re.search(r"\(_u := _u \+ 2\) and \w+ in _k\d+", source)  # `in` a constant list of 2
     for seed in range(8):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
@@ -195,6 +195,10 @@ define board_all(p: player) = sum(board_seen(p, e) for e in board)
 define hue_seen(e: hue) = count(x for x in board where x == e)
 define hue_all(p: player) = sum(hue_seen(e) for e in hue) + p.score
 define alone(p: player) = count(x for x in board where x == red)
+const hues = [grey, red, green, blue]
+define counted(p: player, e: hue) = count(x for x in board where x == e) + p.score
+define weight(p: player) = sum((2 if e == red else 1) * count(x for x in board where x == e) + counted(p, red)
+    + (5 if e != blue else 0) for e in hues) + sum(i * counted(p, grey) for i in range(1, 3))
 define both(p: player) = seen_all(p) + warm_all(p) + board_all(p) + hue_all(p)
 flow:
     repeat 3:
@@ -202,7 +206,7 @@ flow:
             turn p:
                 choose i in range(0, 7) where both(p) + both(players[0]) + alone(p) >= i by p label "square {i}"
                 set board[i] = [red, green, blue][index_of(players, p)]
-                set p.score += both(p) + seen_all(p) + alone(p)
+                set p.score += both(p) + seen_all(p) + alone(p) + weight(p)
 '''
 
 
@@ -224,5 +228,24 @@ def test_defines_no_op_calls_twice_go_without_the_memo(tmp_path):
     assert found.get("board_seen") is False  # a var's list
     assert found.get("hue_seen") is False  # p is not an argument: the same call for every player
     assert not found.get("alone")  # called from a choice's condition, not a define
+    for seed in range(6):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+
+
+def test_short_constant_loops_in_defines_are_written_out(tmp_path):
+    """A comprehension over a constant list or a range of two numbers, in a define: its items
+    written out, each item's `e == red` folded, `counted(p, red)` called once; the games through
+    both backends play and pay the same."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(UNREPEATED)
+    generated = interpreter.load(str(tmp_path), cache=False).compiled.generated
+    source = "\n".join(generated.source)
+    weight = source[source.index(f"def {generated.define_names['weight']}("):]
+    weight = weight[:weight.index("\ndef ")]
+    assert weight.count(" for ") == 4  # only the count over the board's squares, once per item
+    assert re.search(r"_k\d+ [!=]= _k\d+", weight) is None  # (two constants compared)
+    kept = set(re.findall(r"\((_h\d+) := _d\d+\(m, a0, ", weight))
+    assert len(kept) == 2  # counted(p, red) and counted(p, grey), each called once and kept
     for seed in range(6):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0

@@ -998,6 +998,9 @@ class CodeGen:
             op = e.op
             if op in ("==", "!="):
                 if _scalar(self.type_of(e.left)):
+                    (left_known, left), (right_known, right) = self.constant(a), self.constant(b)
+                    if left_known and right_known:  # two constants (an unrolled item's): folded
+                        return repr((left == right) is (op == "=="))
                     return f"({a} {op} {b})"
                 if _flat(self.type_of(e.left)):  # paid for by its length, then compared
                     return f"(_paid_flat(m, {a}) {op} {b})"
@@ -1261,6 +1264,9 @@ class CodeGen:
             finally:
                 self.in_iterable -= 1
             src = f"_iter_range(m, {low}, {high})"  # the numbers, never made into a list
+        unrolled = self.unrolled(e, src, scope)
+        if unrolled is not None:
+            return unrolled
         v = self.var()
         inner = {**scope, e.var: v}
         self.in_loop += 1
@@ -1321,6 +1327,45 @@ class CodeGen:
         kept = f" if {cond}" if cond is not None else ""
         return f"{before}{helper}(m, ({elem} for {v} in {src}{kept}), 2){after}"
 
+    def unrolled(self, e: n.Gen, src: str, scope: dict) -> str | None:
+        """`[elem for x in LIST]` over a short list known when the code is made (a constant list, a
+        range of two numbers), in a define's body: the items written out, `[elem(a), elem(b), ...]`,
+        each with its item as a constant, in order. No loop (a comprehension is a call of its own),
+        and what an item makes of its constant is worked out here (`x == red` of each item
+        folded, calls with the same constant arguments made once as `remembered` does). It pays
+        what the loop pays: the items' iteration, added to the body's tally before the items as
+        `known_iteration` adds it, and each item's own work as it is done."""
+        if e.cond is not None or e.elem is None:
+            return None
+        items_src, tally = self.known_iteration(src, 0)
+        if not tally:
+            return None
+        if items_src.startswith("range("):
+            low, high = (int(a) for a in items_src[6:-1].split(", "))
+            items: list = list(range(low, high))
+        else:
+            items = self.known(items_src) or []
+        if not 0 < len(items) <= _UNROLLED_ITEMS or not all(type(x) in (int, str) for x in items):
+            return None
+        self.in_loop += 1
+        try:
+            elems = [self.expr(e.elem, {**scope, e.var: self.const(x)}) for x in items]
+        finally:
+            self.in_loop -= 1
+        charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
+        return f"{charged}(m, ({tally}[{', '.join(elems)}]))"
+
+    def constant(self, source: str) -> tuple[bool, Any]:
+        """(True, the value) when generated source names a plain constant (a number, a text of
+        the namespace, none, true or false); else (False, None)."""
+        if _literal_int(source):
+            return True, int(source)
+        if source in ("None", "True", "False"):
+            return True, {"None": None, "True": True, "False": False}[source]
+        if _CONST_NAME.match(source) is not None and type(self.ns.get(source)) in (int, str, bool):
+            return True, self.ns[source]
+        return False, None
+
     def known(self, source: str) -> list | None:
         """The list a constant of the namespace holds (a `const`, a literal), when `source` names
         one: its length is known here, so what using it pays is too. Constants never change."""
@@ -1356,15 +1401,19 @@ class CodeGen:
 
     def inlined(self, name: str, values: list[str]) -> str | None:
         """A small define that is never remembered (its body pays nothing, or it takes a list),
+        or one no op calls twice with the same arguments (`unrepeated`, called here only),
         called with names or numbers: its body written in place of the call, paid for as a call.
         The arguments are names, so reading them again costs nothing and changes nothing. In a
         define's body, other arguments are worked out first (once, as for the call), into names."""
         d = self.p.defines[name]
         params = list(d.params or ())
         simple = [v.isidentifier() or v.isdigit() for v in values]
+        # A define no op calls twice with the same arguments (`unrepeated`) is called here only:
+        # written in place whatever its size, it pays what its call pays (its memo never hits)
+        once = self.hoists is not None and self.unrepeated(name)
         if (len(values) != len(params) or not (all(simple) or self.tallies())
-                or _size_of(d.value) > 60
-                or not (self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
+                or (_size_of(d.value) > 60 and not once)
+                or not (once or self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
             return None
         names = [v if plain else self.var() for v, plain in zip(values, simple, strict=True)]
         made = [t for t, plain in zip(names, simple, strict=True) if not plain]
@@ -1748,6 +1797,7 @@ def _size_of(e) -> int:
 _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
 
 
+_UNROLLED_ITEMS = 8  # the longest constant list a define's comprehension is written out for (`unrolled`)
 _TALLIED_SEARCH = 64  # the longest constant list an `in` searches paying in a define's tally
 
 
