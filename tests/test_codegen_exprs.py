@@ -249,3 +249,73 @@ def test_short_constant_loops_in_defines_are_written_out(tmp_path):
     assert len(kept) == 2  # counted(p, red) and counted(p, grey), each called once and kept
     for seed in range(6):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+
+
+KEPT = '''game "Kept"
+players 2 to 3
+kind gem:
+    value: int
+cards gem (name, value):
+    "Ruby", 3
+    "Opal", 1
+    "Jade", 2
+    "Onyx", 5
+var xs per player: list of int = [1, 2, 3]
+var bonus: int = 0
+var score per player: int = 0
+var long: list of int = [i for i in range(1, 300)]
+var target: player = none
+zone pile: public
+zone heap: public
+define worth(p: player) = sum(x * 2 for x in p.xs) + bonus
+define over(p: player, n: int) = count(x for x in p.xs where x > n)
+define on_pile(p: player) = sum(c.value for c in pile) + count(x for x in p.xs where x > 0)
+define pile_list(p: player) = [c for c in pile where c.value > p.score - 100]
+define both(p: player) = worth(p) + over(p, 1)
+define doubled(p: player) = sum(worth(p) * k for k in [1, 2])
+define long_sum(p: player) = sum(x for x in long where x > p.score)
+define guarded(p: player, q: player) = q != none and count(x for x in q.xs where x > p.score) > 0
+setup:
+    move cards(gem) to heap
+flow:
+    repeat 4:
+        for p in players:
+            turn p:
+                choose i in range(0, 2) where over(p, i) >= 0 by p label "slot {i}: {worth(p)}"
+                set p.xs[i] += i + 1
+                log "{p}: {worth(p)} {over(p, 2)} {both(p)} {doubled(p)} {on_pile(p)} {count(pile_list(p))} {long_sum(p)} {guarded(p, target)}"
+                if worth(p) > 16:
+                    set bonus += 1
+                if count(heap) > 0 and i == 1:
+                    draw 1 from heap to pile
+                set p.score += worth(p) + on_pile(p)
+                set target = p
+'''
+
+
+def test_kept_results_follow_the_state(tmp_path):
+    """A define that loops and reads only its players' vars and the game's vars (and zones, for a
+    plain value) keeps its results from one op to the next, and from one game to the next,
+    checked against the values it read (a zone's cards): each game, its logs and the work paid
+    at every action are the reference's, as the vars change and cards move. One that gives a
+    zone's cards as a list, calls another define or has no loop works its results out in every
+    op. What a game keeps stays small: a result read from a long list is not kept. A player's var
+    read only when the player is not none is read as the body reads it: for none, no error (no
+    slow path, which `play_both` checks)."""
+    from test_backends import _pair, play_both
+
+    (tmp_path / "game.rules").write_text(KEPT)
+    gen = interpreter.load(str(tmp_path), cache=False).compiled.generated
+    source = "\n".join(gen.source)
+
+    def kept(name: str) -> bool:
+        body = source.split(f"def {gen.define_names[name]}(m")[1].split("\ndef ")[0]
+        return "_KEPT.get(key)" in body
+
+    assert kept("worth") and kept("over") and kept("on_pile") and kept("long_sum") and kept("guarded")
+    assert not kept("pile_list") and not kept("both") and not kept("doubled")
+    for seed in range(6):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+    entries = _pair(str(tmp_path), ())[1].compiled.generated.ns["_KEPT"]
+    assert {key[0] for key in entries} >= {"worth", "over", "on_pile"}  # (kept, and used again above)
+    assert "long_sum" not in {key[0] for key in entries}  # read 299 numbers: not kept

@@ -16,6 +16,9 @@ charges the same units through ``Machine.charge``. Helpers below copy the refere
 semantics. On any failure a generated function restores the budget and the define memo as
 they were when it started and re-runs the reference closure of the same expression, which
 raises the same error at its exact rule position: the slow path is only taken on errors.
+A define whose body loops and reads nothing but vars keeps its results from one op to the next
+(`CodeGen.define`): used again only for the very same values read, paying again what the body
+paid.
 """
 
 from __future__ import annotations
@@ -486,6 +489,21 @@ _max_built = _extreme_built(max, _max_flat)
 _min_built = _extreme_built(min, _min_flat)
 
 
+# Built-in names whose values change as the game goes (read from the state, not kept).
+_STATE_NAMES = frozenset(("players", "player_count", "active_player", "round_number", "turn_number", "box"))
+# Built-in functions whose answer and charges depend only on their arguments (and the game's
+# cards, which never change): a define calling only these may keep its results (see `define`).
+_PURE_BUILTINS = frozenset((
+    "count", "sum", "max", "min", "any", "all", "abs", "rank_high", "rank_low", "rank_dense", "first",
+    "last", "reversed", "distinct", "flatten", "range", "lookup", "take", "index_of", "bag", "size",
+    "shortfall", "cards", "card_named", "cards_named"))
+# Generated source reading the state, calling a define or the reference: never in a kept body.
+_UNKEPT = re.compile(r"m\.s\.|m\.token_count|_refs|\bL\[|\b_d\d+\(|_no_value")
+# How many define results a game keeps at most (see `define`): past it, they are forgotten. Each
+# entry holds the values its body read and its result, lists of at most KEPT_ITEMS items each.
+KEPT_MAX = 10_000
+KEPT_ITEMS = 256
+
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
 _FUSED_FLAT = {"count": "_count_flat", "sum": "_sum_flat", "any": "_any_flat", "all": "_all_flat",
                "max": "_max_flat", "min": "_min_flat"}
@@ -624,6 +642,8 @@ class CodeGen:
         self.ns["_MISS"] = _MISS
         self.ns["_STEPS_PER_CALL"] = STEPS_PER_CALL
         self.ns["_MAX_INT"] = MAX_INT
+        self.ns["_KEPT"] = {}  # results of defines kept from one op to the next (see `define`)
+        self.ns["_KEPT_MAX"] = KEPT_MAX
         self.ns.update(charge_text=charge_text, charge_value=charge_value, check_int=check_int)
         from . import compiler  # the reference's own `+` and `-` (compiler imports this module)
 
@@ -649,6 +669,7 @@ class CodeGen:
         self.in_loop = 0  # generating the condition or item of a comprehension
         self.hoists: dict[str, str] | None = None  # reads looked up before a define's body
         self.hoist_lines: list[str] = []
+        self.keeping: dict | None = None  # while a define that may keep its results is generated
         # What the walks below learn of a node, by its id (the checked tree outlives this compile and
         # no node is made during it; each is asked about many times, from every enclosing node)
         self.known_by_reference: dict[int, bool] = {}
@@ -928,6 +949,7 @@ class CodeGen:
 
     def reference(self, e, scope: dict) -> str:
         """Source calling the reference closure of `e` with the locals it would see."""
+        self.impure()
         nested, self.c._nested = self.c._nested, True
         try:
             f = self.c.expr(e)
@@ -1171,6 +1193,8 @@ class CodeGen:
         if cat == "local":
             return self.local(name, scope)
         if cat == "builtin":
+            if name in _STATE_NAMES:
+                self.impure()
             simple = {"players": "list(range(m.s.num_players))", "player_count": "m.s.num_players",
                       "active_player": "m.s.active", "round_number": "m.s.round", "turn_number": "m.s.turn",
                       "box": "m.s.zones['box']"}
@@ -1184,19 +1208,26 @@ class CodeGen:
         if cat == "const":
             return self.made(("const", name), self.c.const(name))  # never copied: no op changes a list or bag in place
         if cat == "var":
+            if self.keeping is not None:  # read before the body, so the result can be kept (`define`)
+                return self.read_ahead(f"m.s.vars.get({self.const(name)}, _MISS)", sized=self.sized(e))
             return f"m.s.vars[{self.const(name)}]"
         if cat == "zone":
+            if self.keeping is not None and self.keeping["scalar"]:  # checked by its cards (`define`)
+                return self.read_ahead(f"m.s.zones.get({self.const(name)}, _MISS)", cards=True, sized=True)
+            self.impure()
             return f"m.s.zones[{self.const(name)}]"
         if cat == "define":
-            return f"{self.define(name)}(m)"
+            return self.kid_call(self.define(name), [])
         raise AssertionError(f"name category {cat}")
 
     def attr(self, e: n.Attr, scope: dict) -> str:
         cat, name = self.p.resolved.get(id(e), ("dynamic", e.name))
         if cat in ("pvar", "pzone"):
             where = f"m.s.{'vars' if cat == 'pvar' else 'zones'}"
-            return self.hoisted(where, self.key(name + '#', e.obj, scope), e.obj, scope)
+            return self.hoisted(where, self.key(name + '#', e.obj, scope), e.obj, scope,
+                                self.sized(e) if self.keeping is not None else False)
         if cat == "tokens":
+            self.impure()
             return f"m.token_count({self.holder(e.obj, scope)}, {self.const(name)})"
         if cat == "field":
             obj = self.expr(e.obj, scope)  # None indexes nothing: TypeError, then the slow path
@@ -1206,6 +1237,7 @@ class CodeGen:
                 return f"m.game.card_attrs[{obj}].get({self.const(name)}, '')"
             return f"m.game.card_attrs[{obj}].get({self.const(name)})"
         if cat == "cvar":
+            self.impure()
             init = self.made(("card_var_init", name), self.c.card_var_init(name))
             return f"m.s.vars.get({self.key(name + '@', e.obj, scope)}, {init})"
         return "_no_value()"
@@ -1224,25 +1256,75 @@ class CodeGen:
             return f"{table}[{self.expr(e, scope)}]"
         return f"f'{{{self.const(prefix)}}}{{{self.expr(e, scope)}}}'"
 
-    def hoisted(self, where: str, key: str, obj, scope: dict) -> str:
+    def hoisted(self, where: str, key: str, obj, scope: dict, sized: bool = False) -> str:
         """A player's var or zone read in a loop of a define, for a player the define was given:
         looked up once before the body (the state does not change while it is worked out). Every
         seat has its vars and zones, so the lookup finds nothing only for a value that is no
         seat (none): then the body is not worked out here at all (`_unhoisted` fails, and the
         reference works the expression out, failing where the read fails, if it is made)."""
         read = f"{where}[{key}]"
-        if not (self.hoists is not None and self.in_loop and isinstance(obj, n.Name)
+        keeping = self.keeping is not None
+        cards = where != "m.s.vars"
+        if keeping and cards and not self.keeping["scalar"]:
+            self.impure()  # a zone's list changes in place as cards move: no result kept over it
+        if not (self.hoists is not None and (self.in_loop or keeping) and isinstance(obj, n.Name)
                 and scope.get(obj.id, "").startswith("a") and scope.get("$define")):
+            self.impure()
             return read
+        # (a seat's key looked up with .get: a value that is no seat finds nothing here, and
+        # fails only where the loop reads it, if it does)
+        ahead = re.sub(r"\A(_k\d+)\[(\w+)\]\Z", r"\1.get(\2)", key)
+        # (read ahead for a define keeping its results only, not in a loop: where the body reads
+        # it, a read that found nothing fails there, as the read in place would)
+        return self.read_ahead(f"{where}.get({ahead}, _MISS)", read, cards, sized or cards,
+                               soft=not self.in_loop)
+
+    def read_ahead(self, lookup: str, read: str | None = None, cards: bool = False, sized: bool = False,
+                   soft: bool = False) -> str:
+        """A read of the state looked up once before a define's body (`lookup`, which gives _MISS
+        when there is nothing to read): the name holding it. When the define keeps its results
+        (see `define`), the names of these reads are what a kept result is checked against (a
+        zone's, `cards`, by the cards it holds, the list itself changing as cards move)."""
+        read = read or lookup
         name = self.hoists.get(read)
         if name is None:
             name = self.hoists[read] = f"_h{len(self.hoists)}"
-            # (a seat's key looked up with .get: a value that is no seat finds nothing here, and
-            # fails only where the loop reads it, if it does)
-            ahead = re.sub(r"\A(_k\d+)\[(\w+)\]\Z", r"\1.get(\2)", key)
-            self.hoist_lines.append(f"{name} = {where}.get({ahead}, _MISS)")
-            self.hoist_lines.append(f"if {name} is _MISS: _unhoisted()")
+            self.hoist_lines.append(f"{name} = {lookup}")
+            if soft:
+                self.hoists[f"soft {name}"] = name
+            else:
+                self.hoist_lines.append(f"if {name} is _MISS: _unhoisted()")
+            if self.keeping is not None:
+                self.keeping["reads"].append(name)
+                if cards:
+                    self.keeping["cards"].add(name)
+                if sized:
+                    self.keeping["sized"].add(name)
+        if f"soft {name}" in self.hoists:
+            return f"({name} if {name} is not _MISS else _unhoisted())"
         return name
+
+    def sized(self, e) -> bool:
+        """Whether a value read for a define keeping its results is a list or a map (kept only
+        while short, see `define`); one that may hold lists or maps is not kept at all."""
+        t = self.type_of(e)
+        if _scalar(t):
+            return False
+        if not _flat(t):
+            self.impure()
+        return True
+
+    def kid_call(self, fname: str, values: list[str]) -> str:
+        """A call of a define's function. A define that calls others does not keep its results:
+        checking them again would mean calling those again (most such bodies do little else)."""
+        self.impure()
+        return f"{fname}(m{''.join(', ' + v for v in values)})"
+
+    def impure(self) -> None:
+        """What is being generated reads more of the state than the define keeping its results
+        checks (a zone, tokens, a card's var, another define, the reference): it cannot keep them."""
+        if self.keeping is not None:
+            self.keeping["ok"] = False
 
     def gen(self, e: n.Gen, scope: dict) -> str:
         self.in_iterable += 1
@@ -1484,8 +1566,10 @@ class CodeGen:
             inlined = self.inlined(name, values)
             if inlined is not None:
                 return inlined
-            call = f"{self.define(name)}(m{''.join(', ' + v for v in values)})"
+            call = self.kid_call(self.define(name), values)
             return self.remembered(name, values, scope, call)
+        if name not in _PURE_BUILTINS:
+            self.impure()
         if name in ("any", "all") and len(e.args) == 1 and isinstance(e.args[0], n.Gen):
             lazy = self.truth_of_gen(e.args[0], name == "any", scope)
             return lazy if lazy is not None else self.reference(e, scope)
@@ -1554,25 +1638,24 @@ class CodeGen:
         args = [f"a{j}" for j in range(len(params))]
         scope = {prm.name: a for prm, a in zip(params, args, strict=True)}
         scope["$define"] = "1"
-        # A define's body is a function of its own: what holds inside the expression that first
-        # called it (a loop, a comprehension's iterable) does not hold inside the body.
-        outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable
-        self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = {}, [], 0, 0
-        self.roots.append((name, d.value))
-        try:
-            body = self.expr(d.value, scope)
-            lines = self.hoist_lines
-        finally:
-            self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = outer
-            self.roots.pop()
+        kinds = [self.param_hashable(prm) for prm in params]
+        # Whether its results can be kept from one op to the next (see below): tried when the
+        # checked tree says it reads no more than its players' vars and the game's vars, and
+        # its body loops (checking a kept result costs about what a body without loops does).
+        result = self.type_of(d.value)
+        keep = (all(kinds) and not self.free(d.value) and _loops(d.value) and (_scalar(result) or _flat(result))
+                and self.keepable(d.value, set(scope), 0, _scalar(self.type_of(d.value))))
+        body, lines, reads = self.define_body(name, scope, keep)
+        if keep and reads is None:  # it read more after all (a define not written in place): as usual
+            body, lines, reads = self.define_body(name, scope, False)
 
         tally = "_u :=" in body or any("_u :=" in line for line in lines)
 
-        def work(indent: str, target: str) -> str:
+        def work(indent: str, target: str, reads_first: bool = True) -> str:
             """The lines that work out the body into `target`: its hoisted reads first and, when
             it tallies what it pays (`paid_call`, `bag_again`), the tally paid at the end."""
             out = [f"{indent}_u = 0\n"] if tally else []
-            out += [f"{indent}{line}\n" for line in lines]
+            out += [f"{indent}{line}\n" for line in lines] if reads_first else []
             out.append(f"{indent}{target} = {body}\n")
             if tally:
                 out.append(f"{indent}if _u:\n"
@@ -1582,19 +1665,55 @@ class CodeGen:
             return "".join(out)
         arglist = "".join(", " + a for a in args)
         key = f"({self.const(name)}, {''.join(a + ', ' for a in args)})"  # the reference's keys
-        kinds = [self.param_hashable(prm) for prm in params]
         # A call is paid for even when its result is remembered, as in the reference; written out
         # in place, since a method call per define call was a tenth of the time in some games.
         pay_call = ("    b = m.budget\n"
                     f"    b.used += {STEPS_PER_CALL}\n"
                     "    if b.used > b.limit:\n"
                     "        m.charge(0)\n")
-        if self.free(d.value) or any(k is False for k in kinds) or self.unrepeated(name):
+        if self.free(d.value) or any(k is False for k in kinds) or (self.unrepeated(name) and reads is None):
             # Its body pays nothing (numbers, names, fields, comparisons of plain values): the
             # memo would charge what working it out again charges, STEPS_PER_CALL, and cost more.
             # Or the reference's memo would fail on every call (a list given to it). Or no op
             # ever calls it twice with the same arguments (`unrepeated`): the memo never hits.
             src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
+        elif reads is not None:
+            # Its results kept from one op to the next (the memo is forgotten at every op): its
+            # body reads nothing but the vars hoisted before it (values never change in place:
+            # a var set is a new value) and calls no define, so with the same arguments and the
+            # very same values read it gives the same result and pays the same, `kept[-2]`, paid
+            # again here in one sum as the body would pay it. Kept for the game as loaded, across
+            # its states (clones share their vars' values); the entry holds the values it was
+            # checked against, so their identities are never reused while it is kept.
+            same = "".join(f" and kept[{j}] == {h}" if cards else f" and kept[{j}] is {h}"
+                           for j, (h, cards, _) in enumerate(reads))
+            # (what an entry holds stays small: the lists it read and gives, each at most
+            # KEPT_ITEMS long; longer, the result is not kept)
+            sized = [h for h, _, sized in reads if sized] + ([] if _scalar(self.type_of(d.value)) else ["r"])
+            short = " and ".join(f"{h}.__class__ in (list, dict) and len({h}) <= {KEPT_ITEMS}" for h in sized)
+            src = (f"def {fname}(m{arglist}):\n"
+                   f"{pay_call}"
+                   f"    key = {key}\n"
+                   f"    memo = m.memo\n"
+                   f"    r = memo.get(key, _MISS)\n"
+                   f"    if r is _MISS:\n"
+                   + "".join(f"        {line}\n" for line in lines) +
+                   "        kept = _KEPT.get(key)\n"
+                   f"        if kept is not None{same}:\n"
+                   "            if kept[-2]:\n"
+                   "                b.used += kept[-2]\n"
+                   "                if b.used > b.limit:\n"
+                   "                    m.charge(0)\n"
+                   "            r = memo[key] = kept[-1]\n"
+                   f"        else:\n"
+                   f"            start = b.used\n"
+                   f"{work('            ', 'r = memo[key]', False)}"
+                   f"            if len(_KEPT) >= _KEPT_MAX:\n"
+                   f"                _KEPT.clear()\n"
+                   + (f"            if {short}:\n    " if short else "") +
+                   f"            _KEPT[key] = ({''.join(h + ('[:], ' if cards else ', ') for h, cards, _ in reads)}"
+                   f"b.used - start, r)\n"
+                   f"    return r\n")
         elif all(kinds):
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
@@ -1704,6 +1823,67 @@ class CodeGen:
             walk(d.value, caller, ())
         return sites
 
+    def define_body(self, name: str, scope: dict, keep: bool) -> tuple[str, list[str], list[str] | None]:
+        """A define's body as source, the lines of the reads hoisted before it and, when `keep`
+        and it reads nothing but what those lines read, the names holding them (else None)."""
+        d = self.p.defines[name]
+        # A define's body is a function of its own: what holds inside the expression that first
+        # called it (a loop, a comprehension's iterable) does not hold inside the body.
+        outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping
+        self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = {}, [], 0, 0
+        self.keeping = {"ok": True, "reads": [], "cards": set(), "sized": set(),
+                        "scalar": _scalar(self.type_of(d.value))} if keep else None
+        self.roots.append((name, d.value))
+        try:
+            body = self.expr(d.value, scope)
+            lines = self.hoist_lines
+            keeping = self.keeping
+        finally:
+            self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping = outer
+            self.roots.pop()
+        # (a safety net under the walk: no other read of the state, no call, in what is kept)
+        if keeping is None or not keeping["ok"] or _UNKEPT.search(body):
+            return body, lines, None
+        # (a zone's read is checked by the cards it holds: `==`, and kept as a copy)
+        return body, lines, [(h, h in keeping["cards"], h in keeping["sized"]) for h in keeping["reads"]]
+
+    def keepable(self, e, params: set, depth: int, scalar: bool) -> bool:
+        """Whether the checked tree of a define's body reads no more of the state than its
+        players' vars (of players it was given) and the game's vars, and calls no define but
+        small ones that are written in place (whose bodies are looked at too): then its results
+        can be kept from one op to the next, checked against what it read (see `define`). A
+        zone (a zone of a player given) too when the result is a plain value (`scalar`): never
+        the zone's own list, which changes as cards move."""
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("local", e.id))
+            if (cat == "zone" and not scalar) or cat == "define" or (cat == "builtin" and name in _STATE_NAMES):
+                return False
+        elif isinstance(e, n.Attr):
+            cat = self.p.resolved.get(id(e), ("dynamic",))[0]
+            if cat in ("tokens", "cvar", "dynamic") or (cat == "pzone" and not scalar):
+                return False
+            if cat in ("pvar", "pzone") and not (isinstance(e.obj, n.Name) and e.obj.id in params):
+                return False
+        elif isinstance(e, n.Call):
+            cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            if cat == "define":
+                d = self.p.defines[name]
+                callee = list(d.params or ())
+                if depth > 3 or _size_of(d.value) > 60 or len(callee) != len(e.args) or not (
+                        self.free(d.value) or any(self.param_hashable(prm) is False for prm in callee)):
+                    return False  # called, not written in place (see `kid_call`)
+                given = {prm.name for prm, a in zip(callee, e.args, strict=True)
+                         if isinstance(a, n.Name) and a.id in params}
+                if not self.keepable(d.value, given, depth + 1, scalar):
+                    return False
+            elif name not in _PURE_BUILTINS:
+                return False
+        elif isinstance(e, n.Gen):
+            params = params - {e.var}  # (a loop's variable that hides a parameter is no player given)
+        if self.by_reference(e):
+            return False
+        return all(self.keepable(x, params, depth, scalar) for x in _subexpressions(e))
+
     def free(self, e) -> bool:
         """Whether working out `e` pays nothing from the budget (so remembering it saves no charge)."""
         known = self.known_free.get(id(e))
@@ -1785,6 +1965,11 @@ def _first_calls(source: str) -> tuple[str, int]:
     if match.group(1).endswith("("):  # `(_paid_call(m) and x)`: `(True and x)` is `(x)`
         return f"{match.group(1)}{source[match.end():]}", 1
     return f"{match.group(1)}True and {source[match.end():]}", 1
+
+
+def _loops(e) -> bool:
+    """Whether an expression holds a comprehension (a loop over items)."""
+    return isinstance(e, n.Gen) or any(_loops(x) for x in _subexpressions(e))
 
 
 def _size_of(e) -> int:
