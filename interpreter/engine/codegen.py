@@ -26,7 +26,7 @@ from __future__ import annotations
 import operator
 import re
 import types
-from collections import _count_elements  # type: ignore[attr-defined] - Counter's own C loop
+from collections import Counter, _count_elements  # type: ignore[attr-defined] - Counter's own C loop
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -675,8 +675,10 @@ class CodeGen:
         self.known_by_reference: dict[int, bool] = {}
         self.known_reads_zones: dict[int, bool] = {}
         self.known_free: dict[int, bool] = {}
+        self.known_size: dict[int, int] = {}  # see `size_of`
         self.known_unrepeated: dict[str, bool] = {}  # define -> whether `unrepeated`
         self.define_sites: dict[str, list] | None = None  # see `_define_sites`
+        self.define_uses: Counter[str] = Counter()  # define -> the names the checker resolved to it
         # Replay: a warm load does not generate the module again. The compiler still makes every
         # op and reference closure; here each function gets the code of its body by index, the
         # plain constants come from the cache, and every other constant is made again, at the same
@@ -1494,7 +1496,7 @@ class CodeGen:
         # written in place whatever its size, it pays what its call pays (its memo never hits)
         once = self.hoists is not None and self.unrepeated(name)
         if (len(values) != len(params) or not (all(simple) or self.tallies())
-                or (_size_of(d.value) > 60 and not once)
+                or (self.size_of(d.value) > 60 and not once)
                 or not (once or self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
             return None
         names = [v if plain else self.var() for v, plain in zip(values, simple, strict=True)]
@@ -1763,7 +1765,8 @@ class CodeGen:
     def _unrepeated(self, name: str) -> bool:
         if self.define_sites is None:
             self.define_sites = self._define_sites()
-        uses = sum(1 for r in self.p.resolved.values() if r == ("define", name))
+            self.define_uses = Counter(r[1] for r in self.p.resolved.values() if r[0] == "define")
+        uses = self.define_uses[name]
         sites = self.define_sites.get(name, [])
         if uses != 1 or len(sites) != 1:
             return False
@@ -1883,6 +1886,13 @@ class CodeGen:
         if self.by_reference(e):
             return False
         return all(self.keepable(x, params, depth, scalar) for x in _subexpressions(e))
+
+    def size_of(self, e) -> int:
+        """`_size_of`, worked out once per node (asked at every call of a define)."""
+        known = self.known_size.get(id(e))
+        if known is None:
+            known = self.known_size[id(e)] = _size_of(e)
+        return known
 
     def free(self, e) -> bool:
         """Whether working out `e` pays nothing from the budget (so remembering it saves no charge)."""
