@@ -695,9 +695,14 @@ def _choice_entries(g: CompiledGame, s: GameState, p: Pending, index: int, op: A
     value = p.values[index]
     if not getattr(op, "cards", False) or not isinstance(value, int) or isinstance(value, bool):
         return [["choice", p.player, text]]
-    seeing = [q for q in range(s.num_players) if q == p.player or information.card_visible(g, s, value, q)]
-    if len(seeing) == s.num_players:
+    # (information.card_visible of each player, as one bit mask: the zone's viewers, remembered
+    # per game, and who knows the card)
+    players = s.num_players
+    mask = information.viewers(g, s.where[value], players) | s.known.get(str(value), 0) | 1 << p.player
+    everyone = (1 << players) - 1
+    if mask & everyone == everyone:
         return [["choice", p.player, text]]
+    seeing = [q for q in range(players) if mask >> q & 1]
     others = [q for q in range(s.num_players) if q not in seeing]
     return [["choice", p.player, text, seeing],
             ["choice", p.player, information.HIDDEN_CHOICE.format(player=g.player_name(p.player)), others]]
