@@ -38,7 +38,16 @@ from rulelang import registry
 from rulelang.checker import elem_type
 from rulelang.diagnostics import RuleRuntimeError
 
-from .budget import MAX_INT, MAX_ITEMS, STEPS_PER_CALL, charge_text, charge_value, check_int, value_size
+from .budget import (
+    MAX_INT,
+    MAX_ITEMS,
+    MAX_TEXT,
+    STEPS_PER_CALL,
+    charge_text,
+    charge_value,
+    check_int,
+    value_size,
+)
 from .cache import compile_cached, load_generated, store_generated
 from .runtime import FUNCTIONS, RULE_FAULTS
 
@@ -577,6 +586,31 @@ def _index(o, i, is_bag):
     return o[i]
 
 
+def _paid_text(m, text):
+    """`charge_text(m, text)` in one call (a text is made at most steps: a label, a prompt, a
+    log line): the same charge, the same cut, an overrun raised the same way."""
+    b = m.budget
+    n = len(text)
+    b.used += n
+    if b.used > b.limit:
+        b.charge(0)
+    return text if n <= MAX_TEXT else text[:MAX_TEXT] + "..."
+
+
+def _paid_texts(m, texts):
+    """`[charge_text(m, t) for t in texts]` with one payment for all of them (the labels of a
+    choice): the same total, and an overrun still raises in the op, where the choice's slow path
+    (item by item, ``_PickOp``) reports it as it always did."""
+    b = m.budget
+    b.used += sum(map(len, texts))
+    if b.used > b.limit:
+        b.charge(0)
+    for i, text in enumerate(texts):
+        if len(text) > MAX_TEXT:
+            texts[i] = text[:MAX_TEXT] + "..."
+    return texts
+
+
 def _text(m, v, show):
     if isinstance(v, (list, dict)):
         charge_value(m, v)
@@ -800,8 +834,12 @@ class CodeGen:
             fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
             self.filters.append(fn)
             return fn
-        body = self.expr(cond, {var: "_x"})
-        each = f"[{body} for _x in items]" if labels else f"[_x for _x in items if {body}]"
+        if labels and isinstance(cond, n.Template) and not self.by_reference(cond):
+            # the labels made, then paid for at once (what each label's charge_text came to)
+            each = f"_paid_texts(m, [{self.template(cond, {var: '_x'})} for _x in items])"
+        else:
+            body = self.expr(cond, {var: "_x"})
+            each = f"[{body} for _x in items]" if labels else f"[_x for _x in items if {body}]"
         chance = "    if m.s.unordered:\n        return None\n" if self.reads_zones(cond) else ""
         self.source.append(
             f"def _f{i}(m, L, items):\n"
@@ -976,8 +1014,7 @@ class CodeGen:
         if isinstance(e, n.Lit):
             return self.const(e.value)
         if isinstance(e, n.Template):
-            parts = [self.const(p) if isinstance(p, str) else self.text(p, scope) for p in e.parts]
-            return f"charge_text(m, ''.join(({', '.join(parts)},)))" if parts else "charge_text(m, '')"
+            return f"_paid_text(m, {self.template(e, scope)})"
         if isinstance(e, n.Name):
             return self.name(e, scope)
         if isinstance(e, n.Attr):
@@ -1175,6 +1212,14 @@ class CodeGen:
         # compared with one and raises (the slow path), as check_int would pass it through.
         t = self.var()
         return f"({t} if {-MAX_INT} <= ({t} := {value}) <= {MAX_INT} else check_int({t}))"
+
+    def template(self, e: n.Template, scope: dict) -> str:
+        """A template's text, not yet paid for: its parts joined (a part alone is the text: each
+        part reads as a str)."""
+        parts = [self.const(p) if isinstance(p, str) else self.text(p, scope) for p in e.parts]
+        if not parts:
+            return self.const("")
+        return parts[0] if len(parts) == 1 else f"''.join(({', '.join(parts)},))"
 
     def text(self, e, scope: dict) -> str:
         # How a value reads is the reference's own function (compiler.shown_as), held as a constant.
