@@ -586,6 +586,29 @@ def _index(o, i, is_bag):
     return o[i]
 
 
+# A define whose result depends on nothing but its arguments and what a game never changes (its
+# constants, options, cards' printed values and number of players): "pure" (``CodeGen.pure``).
+# Its results are kept for the whole game, past the op whose memo forgets them, with what
+# working each out paid: a call found there pays that again (and STEPS_PER_CALL, as any call),
+# so the budget pays what working it out again would pay, and an overrun raises in the same op
+# (where the slow path reports it at the rule, as for any error). Only plain results are kept
+# (numbers, texts, truths, none: nothing another op could hold and change), at most
+# MAX_PURE_KEPT per game.
+MAX_PURE_KEPT = 10_000
+_PLAIN_RESULTS = frozenset((int, str, bool, type(None)))
+# Built-ins whose result, and what they pay, are functions of their arguments and the number of
+# players alone.
+_PURE_FUNCTIONS = frozenset(("count", "sum", "max", "min", "any", "all", "abs", "first", "last", "reversed",
+                             "distinct", "range", "index_of", "take", "players_from", "next_player",
+                             "previous_player", "others"))
+
+
+def _keep_pure(kept: dict, key: tuple, result, paid: int) -> None:
+    """Keep a pure define's result (see MAX_PURE_KEPT) with what working it out paid."""
+    if result.__class__ in _PLAIN_RESULTS and len(kept) < MAX_PURE_KEPT:
+        kept[key] = (result, paid)
+
+
 def _paid_text(m, text):
     """`charge_text(m, text)` in one call (a text is made at most steps: a label, a prompt, a
     log line): the same charge, the same cut, an overrun raised the same way."""
@@ -674,6 +697,8 @@ class CodeGen:
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.ns["_FAULTS"] = (RuleRuntimeError, *RULE_FAULTS)
         self.ns["_MISS"] = _MISS
+        self.ns["_pure"] = {}  # the kept results of pure defines (see MAX_PURE_KEPT)
+        self.known_pure: dict[int, bool] = {}
         self.ns["_STEPS_PER_CALL"] = STEPS_PER_CALL
         self.ns["_MAX_INT"] = MAX_INT
         self.ns["_KEPT"] = {}  # results of defines kept from one op to the next (see `define`)
@@ -1718,11 +1743,45 @@ class CodeGen:
                     f"    b.used += {STEPS_PER_CALL}\n"
                     "    if b.used > b.limit:\n"
                     "        m.charge(0)\n")
-        if self.free(d.value) or any(k is False for k in kinds) or (self.unrepeated(name) and reads is None):
+        if self.free(d.value) or any(k is False for k in kinds):
             # Its body pays nothing (numbers, names, fields, comparisons of plain values): the
             # memo would charge what working it out again charges, STEPS_PER_CALL, and cost more.
-            # Or the reference's memo would fail on every call (a list given to it). Or no op
-            # ever calls it twice with the same arguments (`unrepeated`): the memo never hits.
+            # Or the reference's memo would fail on every call (a list given to it).
+            src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
+        elif all(kinds) and self.pure(d.value):
+            # Kept for the whole game, by the arguments (their classes too: 1 and True are one
+            # key to a dict) and the number of players (see MAX_PURE_KEPT); in the op's memo
+            # too, unless no op calls it twice with the same arguments (`unrepeated`).
+            classes = "".join(f"{a}.__class__, " for a in args)
+            memo = not self.unrepeated(name)
+            into = "r = memo[key]" if memo else "r"
+            kept = (f"whole = (m.s.num_players, {classes}{'key' if memo else key})\n"
+                    f"kept = _pure.get(whole)\n"
+                    f"if kept is None:\n"
+                    f"    before = b.used\n"
+                    f"{work('    ', into)}"
+                    f"    _keep_pure(_pure, whole, r, b.used - before)\n"
+                    f"else:\n"
+                    f"    {into} = kept[0]\n"
+                    f"    b.used += kept[1]\n"
+                    f"    if b.used > b.limit:\n"
+                    f"        m.charge(0)\n")
+            if memo:
+                src = (f"def {fname}(m{arglist}):\n"
+                       f"{pay_call}"
+                       f"    key = {key}\n"
+                       f"    memo = m.memo\n"
+                       f"    r = memo.get(key, _MISS)\n"
+                       f"    if r is _MISS:\n"
+                       + "".join(f"        {line}\n" for line in kept.splitlines()) +
+                       "    return r\n")
+            else:
+                src = (f"def {fname}(m{arglist}):\n"
+                       f"{pay_call}"
+                       + "".join(f"    {line}\n" for line in kept.splitlines()) +
+                       "    return r\n")
+        elif self.unrepeated(name) and reads is None:
+            # No op ever calls it twice with the same arguments (`unrepeated`): the memo never hits.
             src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
         elif reads is not None:
             # Its results kept from one op to the next (the memo is forgotten at every op): its
@@ -1972,6 +2031,41 @@ class CodeGen:
             return self.free(e.obj)
         if isinstance(e, n.Cond):
             return self.free(e.then) and self.free(e.test) and self.free(e.orelse)
+        return False
+
+    def pure(self, e) -> bool:
+        """Whether `e` depends on nothing but its define's arguments and what a game never
+        changes: its constants, options, cards' printed values, number of players (see
+        MAX_PURE_KEPT). No define is called in it (a call remembered in the op's memo would make
+        a later call of it in that op pay less than a kept result says)."""
+        known = self.known_pure.get(id(e))
+        if known is None:
+            known = self.known_pure[id(e)] = self._pure(e)
+        return known
+
+    def _pure(self, e) -> bool:  # noqa: C901 - one case per kind of expression
+        if self.by_reference(e):
+            return False
+        if isinstance(e, n.Lit):
+            return True
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("local", e.id))
+            if cat == "builtin":
+                return name in ("players", "player_count")
+            return cat in ("local", "const", "option", "member", "choice", "kind", "side", "token",
+                           "modifier", "enum")
+        if isinstance(e, n.Attr):
+            return self.p.resolved.get(id(e), ("dynamic",))[0] == "field" and self.pure(e.obj)
+        if isinstance(e, n.Call):
+            cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            return (cat == "builtin" and name in _PURE_FUNCTIONS and not e.kwargs
+                    and all(self.pure(a) for a in e.args))
+        if isinstance(e, n.Gen):
+            return all(self.pure(x) for x in (e.elem, e.source, e.cond) if x is not None)
+        if isinstance(e, n.Template):
+            return all(isinstance(p, str) or self.pure(p) for p in e.parts)
+        if isinstance(e, (n.Index, n.BinOp, n.Compare, n.BoolOp, n.Not, n.Neg, n.Cond, n.Is, n.ListLit)):
+            return all(self.pure(x) for x in _subexpressions(e))
         return False
 
     def param_hashable(self, prm: n.Param) -> bool | None:
@@ -2406,6 +2500,23 @@ def steps_source(code: list) -> tuple[str, dict[str, Any], list[str | None]]:
     gen = _StepsGen()
     entries = gen.code(code)
     return "\n".join(gen.source), gen.ns, entries
+
+
+def quiet_effects(code: list, triggers: dict) -> list:
+    """The ops of a code, each effect that raises only events no trigger answers (a turn's
+    start and end in most games) given as one that cannot stop: what the op does is the same
+    (a copy of the function, not a wrapper), and the generated runs go on after it."""
+    out = []
+    for op in code:
+        shape = getattr(op, "shape", None)
+        if (shape is not None and shape[0] == "effect" and len(shape) > 1 and type(op) is types.FunctionType
+                and not any(triggers.get(event) for event in shape[1])):
+            same = types.FunctionType(op.__code__, op.__globals__, op.__name__, op.__defaults__, op.__closure__)
+            same.pos = getattr(op, "pos", None)  # type: ignore[attr-defined]
+            same.shape = ("advance",)  # type: ignore[attr-defined]
+            op = same
+        out.append(op)
+    return out
 
 
 def code_runs(code: list) -> list:

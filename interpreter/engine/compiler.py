@@ -908,7 +908,7 @@ class _Compiler:
                 values = [f(m, fr.locals) for f in args]
                 fr.pc += 1
                 m.emit(event, values, pos)
-            ops.append(_wrap(emit, pos, ("effect",)))
+            ops.append(_wrap(emit, pos, ("effect", (event,))))
         elif isinstance(s, n.Start):
             player = self.expr(s.player) if s.player is not None else None
             name, unit, count = s.modifier, s.unit, 2 if s.next else 1
@@ -1343,7 +1343,7 @@ class _Compiler:
             m.expire("turn_start", p)
             fr.pc += 1
             m.emit("turn_start", [p], pos)
-        ops.append(_wrap(begin, pos, ("effect",)))
+        ops.append(_wrap(begin, pos, ("effect", ("turn_start",))))
         self.block(s.body, ops)
 
         def end(m, fr):
@@ -1351,7 +1351,7 @@ class _Compiler:
             m.expire("turn", p)
             fr.pc += 1
             m.emit("turn_end", [p], pos)
-        ops.append(_wrap(end, pos, ("effect",)))
+        ops.append(_wrap(end, pos, ("effect", ("turn_end",))))
 
     def round_stmt(self, s: n.Round, ops: list) -> None:
         pos = s.pos
@@ -1364,14 +1364,14 @@ class _Compiler:
             m.expire("round_start", None)
             fr.pc += 1
             m.emit("round_start", [], pos)
-        ops.append(_wrap(begin, pos, ("effect",)))
+        ops.append(_wrap(begin, pos, ("effect", ("round_start",))))
         self.block(s.body, ops)
 
         def end(m, fr):
             m.expire("round", None)
             fr.pc += 1
             m.emit("round_end", [], pos)
-        ops.append(_wrap(end, pos, ("effect",)))
+        ops.append(_wrap(end, pos, ("effect", ("round_end",))))
 
     def menu_stmt(self, s: n.Menu, ops: list) -> None:
         op = _MenuOp(self, s)

@@ -188,10 +188,10 @@ class Machine:
         return to the loop twice (for the call and for the end of the procedure).
 
         True when the procedure ended (its frame popped) and nothing stops the caller; False
-        when the loop must go on from where things are: the procedure waits for a decision,
-        reached an op without a run, called deeper than ``DESCEND_DEPTH``, ended the game or
-        started a `simultaneously`. An error gets the position of the procedure's op, as the
-        loop gives it."""
+        when the loop must go on from where things are: the procedure waits for a decision (an
+        op without a run, a choice most often, is called here as the loop would call it), pushed
+        a frame (a trigger), called deeper than ``DESCEND_DEPTH``, ended the game or started a
+        `simultaneously`. An error gets the position of the procedure's op, as the loop gives it."""
         branch = self.branch
         s = self.s
         if branch is not None:
@@ -216,6 +216,7 @@ class Machine:
         if runs is None:
             runs = game.runs[key] = self.game_runs(key, code)
         end = len(code)
+        op = None
         try:
             while True:
                 pc = frame.pc
@@ -223,29 +224,38 @@ class Machine:
                     stack.pop()
                     return True
                 run = runs[pc]
-                if run is None:
-                    return False
-                run = run(self, frame)
-                while run is not None:  # (as in _steps)
+                if run is None:  # an op without a run (a choice, most often): called as the loop calls it
+                    op = code[pc]
+                    b = self.budget
+                    b.used += 1
+                    if b.used > b.limit:
+                        b.charge(0, getattr(op, "pos", None))
+                    if self.memo:
+                        self.memo = {}
+                    op(self, frame)
+                else:
+                    op = None  # (on an error, the run leaves the pc of the op that raised in frame.pc)
                     run = run(self, frame)
+                    while run is not None:  # (as in _steps)
+                        run = run(self, frame)
                 if waits.pending is not None or s.over or stack[-1] is not frame or (not s.branches) is in_branch:
                     return False
         except RuleRuntimeError as err:
-            pos = getattr(_op_at(code, frame.pc), "pos", None)
+            pos = getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)
             if err.pos is None and pos is not None:
                 raise RuleRuntimeError(err.bare_message, pos) from None
             raise
         except RULE_FAULTS as err:
             raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
-                                   getattr(_op_at(code, frame.pc), "pos", None)) from None
+                                   getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
 
     def game_runs(self, key: str, code: list) -> list:
         """The generated runs of a code, made the first time it runs (none with the reference)."""
         if self.game.backend != "codegen":
             return [None] * len(code)
-        from .codegen import code_runs  # codegen imports this module
+        from .codegen import code_runs, quiet_effects  # codegen imports this module
 
-        return code_runs(code)
+        return code_runs(quiet_effects(code, self.game.triggers))
 
     def charge(self, units: int, pos=None) -> None:
         """Pay for work done (see ``budget.py``): no loop, huge list or long text can hang the game."""

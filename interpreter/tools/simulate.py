@@ -104,7 +104,10 @@ def next_player(state: Any) -> int:
     """The seat that acts next at the current decision. For a simultaneous decision,
     the first listed player who still has a legal action."""
     decision = state.decision
-    players = list(decision.players)
+    players = decision.players
+    if players.__class__ is tuple and len(players) == 1:  # one player deciding: most decisions
+        return players[0]
+    players = list(players)
     if not players:
         raise RuntimeError("the current decision names no player")
     if len(players) == 1 or not getattr(decision, "simultaneous", False):
