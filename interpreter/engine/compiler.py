@@ -978,6 +978,8 @@ class _Compiler:
             index = self.expr(t.index)
             is_bag = self.type_of(t.obj).startswith("bag:")
             pos = t.pos
+            if op == "=" and isinstance(t.obj, n.Name) and self.p.resolved.get(id(t.obj), ("local",))[0] == "var":
+                return self.set_var_item(t.obj, index, value, pos, is_bag)
 
             def set_item(m, fr):
                 L = fr.locals
@@ -1028,6 +1030,49 @@ class _Compiler:
                 fr.pc += 1
         set_value.shape = ("advance",)  # type: ignore[attr-defined]
         return set_value
+
+    def set_var_item(self, t: n.Name, index: Fn, value: Fn, pos, is_bag: bool):
+        """`set xs[i] = v` of a var (a board, a track: the commonest): what `set_item` does, with
+        the var read and written in place rather than through a getter and a putter, and the
+        new list paid for without a call when it holds no lists."""
+        name = self.p.resolved[id(t)][1]
+        where = t.pos
+
+        def set_var_item(m, fr):
+            L = fr.locals
+            container = m.s.vars[name]
+            i = index(m, L)
+            if container.__class__ is list:
+                new = container[:]
+                if not isinstance(i, int) or not (0 <= i < len(new)):
+                    raise RuleRuntimeError(f"index {i} is outside a list of {len(new)}", pos)
+                new[i] = value(m, L)
+                if _CONTAINER_CLASSES.isdisjoint(map(type, new)):  # (charge_value, without its calls)
+                    if len(new) > MAX_ITEMS:
+                        raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)", pos)
+                    b = m.budget
+                    b.used += len(new)
+                    if b.used > b.limit:
+                        b.charge(0, pos)
+                else:
+                    charge_value(m, new, pos)
+            elif isinstance(container, dict):
+                new = dict(container)
+                container.get(i, 0 if is_bag else None)  # (what `set_item` reads first: the same errors)
+                new[i] = value(m, L)
+                charge_value(m, new, pos)
+            else:  # (none, or a value of another type: what `set_item` does with it)
+                new = list(container)
+                if not isinstance(i, int) or not (0 <= i < len(new)):
+                    raise RuleRuntimeError(f"index {i} is outside a list of {len(new)}", pos)
+                new[i] = value(m, L)
+                charge_value(m, new, pos)
+            if m.branch is not None:
+                m.shared_change(f"set the shared `{name}`", where)
+            m.set_var(name, new)
+            fr.pc += 1
+        set_var_item.shape = ("advance",)  # type: ignore[attr-defined]
+        return set_var_item
 
     def add_to_var(self, t, op: str, value: Fn, where):
         """`set n += x` / `-=` on a var, or on `p.v` with `p` a local (the commonest of games), as
@@ -1330,27 +1375,34 @@ class _Compiler:
         saved = self.fresh("turn")
         pos = s.pos
 
+        # (`expire` only with a lasting modifier in force, `emit` only when a trigger answers the
+        # event: otherwise neither does anything, and the calls were a tenth of a turn's ops)
         def begin(m, fr):
             p = player(m, fr.locals)
             if p is None:
                 raise RuleRuntimeError("a turn needs a player", pos)
             fr.locals[saved] = p
-            m.s.active = p
-            m.s.turn += 1
-            if m.s.once:
-                m.s.once = [k for k in m.s.once if not k.startswith("turn|")]
+            s = m.s
+            s.active = p
+            s.turn += 1
+            if s.once:
+                s.once = [k for k in s.once if not k.startswith("turn|")]
             m.log("turn", p, f"{m.game.player_name(p)}'s turn")
-            m.expire("turn_start", p)
+            if s.lasting:
+                m.expire("turn_start", p)
             fr.pc += 1
-            m.emit("turn_start", [p], pos)
+            if m.game.triggers.get("turn_start"):
+                m.emit("turn_start", [p], pos)
         ops.append(_wrap(begin, pos, ("effect", ("turn_start",))))
         self.block(s.body, ops)
 
         def end(m, fr):
             p = fr.locals.pop(saved)
-            m.expire("turn", p)
+            if m.s.lasting:
+                m.expire("turn", p)
             fr.pc += 1
-            m.emit("turn_end", [p], pos)
+            if m.game.triggers.get("turn_end"):
+                m.emit("turn_end", [p], pos)
         ops.append(_wrap(end, pos, ("effect", ("turn_end",))))
 
     def round_stmt(self, s: n.Round, ops: list) -> None:
@@ -1403,6 +1455,9 @@ class _Compiler:
 
 # Built-ins that hand back items of the list they are given: a list of zones stays a list of zones.
 _KEEPS_ZONES = frozenset({"first", "last", "take", "reversed", "distinct", "count", "index_of"})
+
+
+_CONTAINER_CLASSES = frozenset((list, dict))
 
 
 def _added(m, old, add, subtract: bool, where):
