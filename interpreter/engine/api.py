@@ -1105,6 +1105,12 @@ class State:
                     s.actions.append([p.player, value])
                     op.resume(m, frame, value, p.player)
                     s.pending = None
+                    # (the first round of `m.run()` without its call: most decisions run on to
+                    # the next one, with no `simultaneously` on the way; anything else is run's)
+                    if s.stack and not s.branches and not s.over:
+                        m._steps(s.stack, s, False)
+                    if s.pending is None or s.branches or s.over:
+                        m.run()
                 else:  # a part of a `simultaneously` step
                     branch.log.extend(_choice_entries(g, s, p, index, op))
                     branch.actions.append([p.player, value])
@@ -1112,7 +1118,7 @@ class State:
                     op.resume(m, frame, value, p.player)
                     branch.pending = None
                     m.branch = None
-                m.run()
+                    m.run()
             except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
                 raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
                                        getattr(op, "pos", None)) from None

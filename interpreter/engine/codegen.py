@@ -628,9 +628,10 @@ def _paid_texts(m, texts):
     b.used += sum(map(len, texts))
     if b.used > b.limit:
         b.charge(0)
-    for i, text in enumerate(texts):
-        if len(text) > MAX_TEXT:
-            texts[i] = text[:MAX_TEXT] + "..."
+    if texts and max(map(len, texts)) > MAX_TEXT:  # (in C: most labels are short)
+        for i, text in enumerate(texts):
+            if len(text) > MAX_TEXT:
+                texts[i] = text[:MAX_TEXT] + "..."
     return texts
 
 
