@@ -1749,38 +1749,28 @@ class CodeGen:
             # memo would charge what working it out again charges, STEPS_PER_CALL, and cost more.
             # Or the reference's memo would fail on every call (a list given to it).
             src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
-        elif all(kinds) and self.pure(d.value):
+        elif all(kinds) and _scalar(self.type_of(d.value)) and self.pure(d.value):
             # Kept for the whole game, by the arguments (their classes too: 1 and True are one
-            # key to a dict) and the number of players (see MAX_PURE_KEPT); in the op's memo
-            # too, unless no op calls it twice with the same arguments (`unrepeated`).
+            # key to a dict) and the number of players (see MAX_PURE_KEPT), and in the op's memo.
             classes = "".join(f"{a}.__class__, " for a in args)
-            memo = not self.unrepeated(name)
-            into = "r = memo[key]" if memo else "r"
-            kept = (f"whole = (m.s.num_players, {classes}{'key' if memo else key})\n"
-                    f"kept = _pure.get(whole)\n"
-                    f"if kept is None:\n"
-                    f"    before = b.used\n"
-                    f"{work('    ', into)}"
-                    f"    _keep_pure(_pure, whole, r, b.used - before)\n"
-                    f"else:\n"
-                    f"    {into} = kept[0]\n"
-                    f"    b.used += kept[1]\n"
-                    f"    if b.used > b.limit:\n"
-                    f"        m.charge(0)\n")
-            if memo:
-                src = (f"def {fname}(m{arglist}):\n"
-                       f"{pay_call}"
-                       f"    key = {key}\n"
-                       f"    memo = m.memo\n"
-                       f"    r = memo.get(key, _MISS)\n"
-                       f"    if r is _MISS:\n"
-                       + "".join(f"        {line}\n" for line in kept.splitlines()) +
-                       "    return r\n")
-            else:
-                src = (f"def {fname}(m{arglist}):\n"
-                       f"{pay_call}"
-                       + "".join(f"    {line}\n" for line in kept.splitlines()) +
-                       "    return r\n")
+            src = (f"def {fname}(m{arglist}):\n"
+                   f"{pay_call}"
+                   f"    key = {key}\n"
+                   f"    memo = m.memo\n"
+                   f"    r = memo.get(key, _MISS)\n"
+                   f"    if r is _MISS:\n"
+                   f"        whole = (m.s.num_players, {classes}key)\n"
+                   f"        kept = _pure.get(whole)\n"
+                   f"        if kept is None:\n"
+                   f"            before = b.used\n"
+                   f"{work('            ', 'r = memo[key]')}"
+                   f"            _keep_pure(_pure, whole, r, b.used - before)\n"
+                   f"        else:\n"
+                   f"            r = memo[key] = kept[0]\n"
+                   f"            b.used += kept[1]\n"
+                   f"            if b.used > b.limit:\n"
+                   f"                m.charge(0)\n"
+                   f"    return r\n")
         elif self.unrepeated(name) and reads is None:
             # No op ever calls it twice with the same arguments (`unrepeated`): the memo never hits.
             src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
@@ -2037,7 +2027,8 @@ class CodeGen:
     def pure(self, e) -> bool:
         """Whether `e` depends on nothing but its define's arguments and what a game never
         changes: its constants, options, cards' printed values, number of players (see
-        MAX_PURE_KEPT). No define is called in it (a call remembered in the op's memo would make
+        MAX_PURE_KEPT; only a define whose type is plain is kept, as only plain results are).
+        No define is called in it (a call remembered in the op's memo would make
         a later call of it in that op pay less than a kept result says)."""
         known = self.known_pure.get(id(e))
         if known is None:
