@@ -1252,6 +1252,12 @@ class CodeGen:
         t = self.type_of(e)
         show = self.made(("shown_as", t), self.c.shown_as(t))
         value = self.expr(e, scope)
+        if t in ("player", "card") and not self.in_iterable:
+            # A seat reads as its player's name, a card as its name (what `show` gives, without
+            # its calls); anything else (none, a value of another type) as before.
+            v = self.var()
+            shown = f"m.game.player_name({v})" if t == "player" else f"m.game.card_names[{v}]"
+            return f"({shown} if type({v} := {value}) is int else _text(m, {v}, {show}))"
         if t in ("text", "int") and not self.in_iterable:
             # A text reads as itself, a number as its digits: no call; anything else (none, a
             # value of another type than the checker's) as before.
@@ -1752,7 +1758,7 @@ class CodeGen:
         elif all(kinds) and _scalar(self.type_of(d.value)) and self.pure(d.value):
             # Kept for the whole game, by the arguments (their classes too: 1 and True are one
             # key to a dict) and the number of players (see MAX_PURE_KEPT), and in the op's memo.
-            classes = "".join(f"{a}.__class__, " for a in args)
+            classes = "".join(f"type({a}), " for a in args)
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
                    f"    key = {key}\n"
