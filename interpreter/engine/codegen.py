@@ -2129,7 +2129,10 @@ def _size_of(e) -> int:
 _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
 
 
-_UNROLLED_ITEMS = 8  # the longest constant list a define's comprehension is written out for (`unrolled`)
+# The longest constant list a define's comprehension is written out for (`unrolled`). Longer ones
+# (enums of 5 and 6 members, in the seed games) paid about 17 ms of a cold load (151 ms, the
+# target 150) for 2-3 % more playouts: every item's code is generated and compiled again.
+_UNROLLED_ITEMS = 4
 _TALLIED_SEARCH = 64  # the longest constant list an `in` searches paying in a define's tally
 
 
