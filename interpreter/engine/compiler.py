@@ -1632,7 +1632,10 @@ class _PickOp(_Op):
     def __call__(self, m: Machine, fr: Frame) -> None:
         L = fr.locals
         items = list(self.source(m, L) or ())
-        m.charge(len(items), self.pos)
+        b = m.budget  # (m.charge, written out, here and below: a choice is made most decisions)
+        b.used += len(items)
+        if b.used > b.limit:
+            b.charge(0, self.pos)
         if self.cond is not None:
             kept = self.cond_all(m, L, items) if self.cond_all is not None else None
             if kept is None:
@@ -1660,7 +1663,9 @@ class _PickOp(_Op):
                 else:
                     labels.append(self.default_label(m, x))
         L.pop(self.var, None)
-        m.charge(sum(map(len, labels)), self.pos)
+        b.used += sum(map(len, labels))
+        if b.used > b.limit:
+            b.charge(0, self.pos)
         labels = _disambiguate(labels)
         if self.optional:
             items.append(None)
