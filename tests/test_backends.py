@@ -133,6 +133,15 @@ def test_backends_play_identically_many(path):
             play_both(path, options, counts[seed % len(counts)], seed)
 
 
+@pytest.mark.parametrize("path", PATHS, ids=[Path(p).name for p in PATHS])
+def test_generated_modules_reach_no_dunder_name(path):
+    """What the code generator writes never names a double-underscore attribute or built-in
+    (`x.__class__`, `__import__`): the first steps of every escape from Python's data model.
+    Checked on every game's module, whose defines take the generator's rarer paths."""
+    source = "\n".join(interpreter.load(path, cache=False).compiled.generated.source)
+    assert "__" not in source
+
+
 def test_hostile_names_are_data():
     """Rule names that are Python words or the generated module's own names, and texts with
     quotes and code in them: the game plays, identically, and nothing runs."""

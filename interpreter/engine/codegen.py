@@ -1793,7 +1793,7 @@ class CodeGen:
             # (what an entry holds stays small: the lists it read and gives, each at most
             # KEPT_ITEMS long; longer, the result is not kept)
             sized = [h for h, _, sized in reads if sized] + ([] if _scalar(self.type_of(d.value)) else ["r"])
-            short = " and ".join(f"{h}.__class__ in (list, dict) and len({h}) <= {KEPT_ITEMS}" for h in sized)
+            short = " and ".join(f"type({h}) in (list, dict) and len({h}) <= {KEPT_ITEMS}" for h in sized)
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
                    f"    key = {key}\n"
