@@ -124,7 +124,8 @@ score p:
     line: p.coins
 ''')
     source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
-    for helper in ("_any_items", "_all_items", "_any_kept", "_all_kept"):  # none left to the reference
+    for helper in ("_any_kept", "_all_kept", "_items_until"):  # none left to the reference
         assert f"{helper}(m, (" in source
+    assert ", 2, True)" in source and ", 2, False)" in source  # _items_until for any() and all()
     played = [play_both(str(tmp_path), (), 2 + seed % 2, seed) for seed in range(12)]
     assert min(played) == 4 * 2 and sum(played) == 4 * sum(2 + seed % 2 for seed in range(12))

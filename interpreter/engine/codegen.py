@@ -398,31 +398,15 @@ _all_flat = _truth_flat(all)
 # (the reference's `truth_of_gen`); what each item looked at pays is paid when they stop, in one
 # sum (the items pay their own work as they go, so the budget is never far behind).
 
-def _any_items(m, truths, times):
-    """any() of the items of `truths` (each kept item's value), each paying `times`."""
+def _items_until(m, truths, times, stop_at):
+    """any() (`stop_at` True) or all() (False) of the items of `truths` (each kept item's
+    value), stopping at the first whose truth is `stop_at`; each item looked at pays `times`."""
     n = 0
-    found = False
+    found = not stop_at
     for x in truths:
         n += 1
-        if x:
-            found = True
-            break
-    if n:
-        b = m.budget
-        b.used += n * times
-        if b.used > b.limit:
-            m.charge(0)
-    return found
-
-
-def _all_items(m, truths, times):
-    """all() of the items of `truths` (each kept item's value), each paying `times`."""
-    n = 0
-    found = True
-    for x in truths:
-        n += 1
-        if not x:
-            found = False
+        if (not x) is not stop_at:
+            found = stop_at
             break
     if n:
         b = m.budget
@@ -1484,9 +1468,8 @@ class CodeGen:
         if elem is None:  # a filter: each item's truth is its condition
             helper = "_any_kept" if stop_at else "_all_kept"
             return f"{before}{helper}(m, ({cond} for {v} in {src})){after}"
-        helper = "_any_items" if stop_at else "_all_items"
         kept = f" if {cond}" if cond is not None else ""
-        return f"{before}{helper}(m, ({elem} for {v} in {src}{kept}), 2){after}"
+        return f"{before}_items_until(m, ({elem} for {v} in {src}{kept}), 2, {stop_at}){after}"
 
     def unrolled(self, e: n.Gen, src: str, scope: dict) -> str | None:
         """`[elem for x in LIST]` over a short list known when the code is made (a constant list, a
