@@ -485,11 +485,15 @@ _min_built = _extreme_built(min, _min_flat)
 # Built-in names whose values change as the game goes (read from the state, not kept).
 _STATE_NAMES = frozenset(("players", "player_count", "active_player", "round_number", "turn_number", "box"))
 # Built-in functions whose answer and charges depend only on their arguments (and the game's
-# cards, which never change): a define calling only these may keep its results (see `define`).
-_PURE_BUILTINS = frozenset((
+# cards, which never change): a define calling only these may keep its results from one op to
+# the next (see `define`), and a pure define may keep them for the game (see MAX_PURE_KEPT).
+_ARGUMENT_FUNCTIONS = frozenset((
     "count", "sum", "max", "min", "any", "all", "abs", "rank_high", "rank_low", "rank_dense", "first",
     "last", "reversed", "distinct", "flatten", "range", "lookup", "take", "index_of", "bag", "size",
     "shortfall", "cards", "card_named", "cards_named"))
+# Built-in functions whose answer and charges depend on their arguments and the number of players:
+# a pure define, whose kept results are keyed by the number of players too, may call them.
+_SEAT_FUNCTIONS = frozenset(("players_from", "next_player", "previous_player", "others"))
 # Generated source reading the state, calling a define or the reference: never in a kept body.
 _UNKEPT = re.compile(r"m\.s\.|m\.token_count|_refs|\bL\[|\b_d\d+\(|_no_value")
 # How many define results a game keeps at most (see `define`): past it, they are forgotten. Each
@@ -580,11 +584,6 @@ def _index(o, i, is_bag):
 # MAX_PURE_KEPT per game.
 MAX_PURE_KEPT = 10_000
 _PLAIN_RESULTS = frozenset((int, str, bool, type(None)))
-# Built-ins whose result, and what they pay, are functions of their arguments and the number of
-# players alone.
-_PURE_FUNCTIONS = frozenset(("count", "sum", "max", "min", "any", "all", "abs", "first", "last", "reversed",
-                             "distinct", "range", "index_of", "take", "players_from", "next_player",
-                             "previous_player", "others"))
 
 
 def _keep_pure(kept: dict, key: tuple, result, paid: int) -> None:
@@ -1630,7 +1629,7 @@ class CodeGen:
                 return inlined
             call = self.kid_call(self.define(name), values)
             return self.remembered(name, values, scope, call)
-        if name not in _PURE_BUILTINS:
+        if name not in _ARGUMENT_FUNCTIONS:
             self.impure()
         if name in ("any", "all") and len(e.args) == 1 and isinstance(e.args[0], n.Gen):
             lazy = self.truth_of_gen(e.args[0], name == "any", scope)
@@ -1963,7 +1962,7 @@ class CodeGen:
                          if isinstance(a, n.Name) and a.id in params}
                 if not self.keepable(d.value, given, depth + 1, scalar):
                     return False
-            elif name not in _PURE_BUILTINS:
+            elif name not in _ARGUMENT_FUNCTIONS:
                 return False
         elif isinstance(e, n.Gen):
             params = params - {e.var}  # (a loop's variable that hides a parameter is no player given)
@@ -2039,7 +2038,7 @@ class CodeGen:
             return self.p.resolved.get(id(e), ("dynamic",))[0] == "field" and self.pure(e.obj)
         if isinstance(e, n.Call):
             cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
-            return (cat == "builtin" and name in _PURE_FUNCTIONS and not e.kwargs
+            return (cat == "builtin" and (name in _ARGUMENT_FUNCTIONS or name in _SEAT_FUNCTIONS) and not e.kwargs
                     and all(self.pure(a) for a in e.args))
         if isinstance(e, n.Gen):
             return all(self.pure(x) for x in (e.elem, e.source, e.cond) if x is not None)
