@@ -834,12 +834,27 @@ def _replayable(state: State) -> State:
     return state
 
 
-def _played_again(game: Game, s: GameState, n_actions: int) -> GameState:
-    """The new game of ``s``'s seed with the first ``n_actions`` actions of ``s`` applied again,
-    each as its value among the legal actions of its player, each with a budget as large as it
-    may need (it was carried out once already, from whatever budget it was given)."""
+def _in_merged_order(branches: list[Branch], acting: Branch) -> bool:
+    """Whether no part after ``acting`` in a `simultaneously` step's list has answered yet: then
+    its parts' actions so far, part after part as the step merges them, are in the order they
+    were applied in (see State._carry_out)."""
+    after = False
+    for b in branches:
+        if after:
+            if b.actions:
+                return False
+        elif b is acting:
+            after = True
+    return True
+
+
+def _played_again(game: Game, s: GameState, actions: list[list]) -> GameState:
+    """The new game of ``s``'s seed with ``actions`` applied again (the first of ``s``'s, then
+    maybe those of its `simultaneously` parts), each as its value among the legal actions of its
+    player, each with a budget as large as it may need (it was carried out once already, from
+    whatever budget it was given)."""
     again = game.new_game(players=s.num_players, seed=s.seed)
-    for player, value in s.actions[:n_actions]:
+    for player, value in actions:
         branch, p = next((b, q) for b, q in again._waiting() if q.player == player)
         index = next(i for i, v in enumerate(p.values) if type(v) is type(value) and v == value)
         again._carry_out(branch, p, index, Budget(limit=_REPLAY_STEPS))
@@ -1057,17 +1072,28 @@ class State:
         action that reaches a random event is undone too, and the game waits at a chance node for
         the outcome (interpreter/engine/chance.py).
 
-        No undo is made for an action on the main stack, paid from its own budget, of a state
-        that is its seed's new game and the actions it lists (``_lineage``): should it fail, that
-        game is played again to where it stood (``_put_back``), so the rare failure pays for what
-        every action saves (an Undo and its journal: a sixth of a small game's playout)."""
+        No undo is made for an action paid from its own budget, of a state that is its seed's
+        new game and the actions it lists (``_lineage``): should it fail, that game is played
+        again to where it stood (``_put_back``), so the rare failure pays for what every action
+        saves (an Undo and its journal: a sixth of a small game's playout). In a `simultaneously`
+        step the actions the state lists are those of ``s.actions`` and then its parts' own, part
+        after part, as the step merges them when it ends; that is the order they were applied in
+        while no part answers after a later part of the list has (a program playing the first
+        player still deciding, as playouts do). An action out of that order takes its Undo,
+        and the state then no longer vouches for its lineage (played again in the merged order,
+        its game could differ: the parts share the supply's tokens)."""
         s = self._s
         g = self.game.compiled
-        if (not undo_wanted and branch is None and budget is None and self._lineage is s
-                and runtime.push_counter is None and self.game._replays < MAX_REPLAYS):
+        if (not undo_wanted and budget is None and self._lineage is s
+                and runtime.push_counter is None and self.game._replays < MAX_REPLAYS
+                and (branch is None or _in_merged_order(s.branches, branch))):
             undo = None
             n_actions, n_log, decisions, rng = len(s.actions), len(s.log), s.decisions, s.rng
+            if branch is not None:  # (what the part itself listed and logged before this action)
+                n_actions = (n_actions, s.branches, branch, len(branch.actions), len(branch.log))
         else:
+            if branch is not None and self._lineage is s and not _in_merged_order(s.branches, branch):
+                self._lineage = None  # (see above)
             undo = Undo(s, branch)
         try:
             # `_run_action`, written out: the path of every decision of a playout, one call and
@@ -1147,12 +1173,20 @@ class State:
             return
         self.game._replays += 1
         n_actions, n_log, decisions, rng = before
+        parts: list = []
+        if n_actions.__class__ is tuple:  # an action in a part of a `simultaneously` step
+            n_actions, branches, acting, n_part_actions, n_part_log = n_actions
+            # each part as it stood: the acting one without what this action listed and logged
+            # (a failure may have ended the step since, but the parts' own lists are intact)
+            parts = [(b.actions[:n_part_actions], b.log[:n_part_log]) if b is acting else (b.actions[:], b.log[:])
+                     for b in branches]
         try:
-            again = _played_again(self.game, s, n_actions)
+            again = _played_again(self.game, s, s.actions[:n_actions] + [a for acts, _ in parts for a in acts])
         except Exception:  # noqa: BLE001 - an action that cannot be played again: as below
             again = None
         if (again is None or again.actions != s.actions[:n_actions] or again.log != s.log[:n_log]
-                or again.decisions != decisions or again.rng != rng):
+                or again.decisions != decisions or again.rng != rng
+                or [(b.actions, b.log) for b in again.branches] != parts):
             # Only a change made to `state.s` directly, past State's methods, can lead here.
             self._lineage = None
             raise RuntimeError("a failed action could not be undone: the state was changed outside "
