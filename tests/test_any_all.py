@@ -129,3 +129,71 @@ score p:
     assert ", 2, True)" in source and ", 2, False)" in source  # _items_until for any() and all()
     played = [play_both(str(tmp_path), (), 2 + seed % 2, seed) for seed in range(12)]
     assert min(played) == 4 * 2 and sum(played) == 4 * sum(2 + seed % 2 for seed in range(12))
+
+
+LOOPS_GAME = '''game "Lines"
+players 2 to 2
+const lines = [[0, 1, 2], [3, 4, 5], [0, 3, 6], [2, 4, 6]]
+var board: list of int = [0, 0, 0, 0, 0, 0, 0, 0, 0]
+var xs: list of int = [5, 4, 0, 2]
+var result: list of bool = []
+define mark(p: player) = index_of(players, p) + 1
+define has_line(p: player) = any(all(board[i] == mark(p) for i in line) for line in lines)
+define some_line(p: player) = any(all(board[i] != 0 for i in line where i > 0) for line in lines where line[0] < 3)
+define wide(n: int) = all(any(x + k > n for x in xs) for k in range(0, 3))
+define risky(n: int) = any(10 / x > n for x in xs)
+define every(n: int) = all(n + x > 0 for x in xs)
+flow:
+    for p in players:
+        turn p:
+            choose i in range(0, 8) where board[i] == 0 by p
+            set board[i] = mark(p)
+            set board[(i + 4) % 9] = mark(p)
+            set result = [has_line(p), some_line(p), wide(i), every(i - 3), risky(0 - i)]
+            if i == 8:
+                set result = [risky(9)]
+score p:
+    line: 0
+'''
+
+
+@pytest.mark.parametrize("choice", [0, 2, 4, 8])
+def test_a_define_that_is_one_any_or_all_pays_and_fails_as_the_reference_at_any_budget(tmp_path, choice):
+    """A define whose whole body is any() or all() of a comprehension (nested ones, kept items,
+    constant lists, ranges, a var's list) is generated as loops in its function: the same
+    results, the same units paid, and, at every budget short of what the action costs, the same
+    error, the state unchanged. The last square divides by zero in an item no earlier one decides."""
+    (tmp_path / "game.rules").write_text(LOOPS_GAME)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    source = "\n".join(games[1].compiled.generated.source)
+    assert "_items_until(" not in source  # every one of them written as loops
+    full = []
+    for game in games:
+        state = game.new_game(players=2, seed=1)
+        state.apply(state.legal_actions(0)[3], Budget())  # a first mark: some lines half made
+        paid = Budget()
+        outcome = None
+        try:
+            state.apply(_square(state, choice), paid)
+        except RuleRuntimeError as err:
+            outcome = str(err)
+        full.append((outcome, paid.used, state.s.vars["result"]))
+    assert full[0] == full[1]
+    assert (full[0][0] is not None) == (choice == 8)
+    for limit in range(full[0][1]):
+        outcomes = []
+        for game in games:
+            state = game.new_game(players=2, seed=1)
+            state.apply(state.legal_actions(0)[3], Budget())
+            before = state.clone()
+            paid = Budget(limit)
+            with pytest.raises(RuleRuntimeError) as info:
+                state.apply(_square(state, choice), paid)
+            assert state.s == before.s
+            outcomes.append((str(info.value), paid.used))
+        assert outcomes[0] == outcomes[1], limit
+
+
+def _square(state, i):
+    """The second player's action that marks square `i`."""
+    return next(a for a in state.legal_actions(1) if a.value == i)

@@ -1272,6 +1272,10 @@ class CodeGen:
         if cat == "var":
             if self.keeping is not None:  # read before the body, so the result can be kept (`define`)
                 return self.read_ahead(f"m.s.vars.get({self.const(name)}, _MISS)", sized=self.sized(e))
+            if self.hoists is not None and self.in_loop:
+                # read once before a define's body rather than at every item of its loop (the
+                # state does not change while it is worked out; every game has each of its vars)
+                return self.read_ahead(f"m.s.vars.get({self.const(name)}, _MISS)")
             return f"m.s.vars[{self.const(name)}]"
         if cat == "zone":
             if self.keeping is not None and self.keeping["scalar"]:  # checked by its cards (`define`)
@@ -1469,6 +1473,62 @@ class CodeGen:
             return f"{before}{helper}(m, ({cond} for {v} in {src})){after}"
         kept = f" if {cond}" if cond is not None else ""
         return f"{before}_items_until(m, ({elem} for {v} in {src}{kept}), 2, {stop_at}){after}"
+
+    def truth_loops(self, e, scope: dict, out: list[str], ind: str) -> str | None:
+        """any() or all() of a comprehension that is a define's whole body (or, inside one such,
+        an item's value) written as loops in the define's function, into the lines `out`: the
+        name holding its truth, or None when it is not one (`truth_of_gen` decides, as for the
+        expression). Generators and `_items_until` calls per item cost most of such a body (a
+        line of marks found among constant lines); the loops pay exactly what they pay, at the
+        same moments: each item's iterable as it starts, each item looked at when its loop stops."""
+        if not (isinstance(e, n.Call) and len(e.args) == 1 and isinstance(e.args[0], n.Gen)):
+            return None
+        cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+        g = e.args[0]
+        if cat != "builtin" or name not in ("any", "all") or g.elem is None:
+            return None  # (a filter, and the rest, as expressions)
+        if not _scalar(self.type_of(g.elem)) or self.by_reference(g):
+            return None
+        stop_at = name == "any"
+        self.in_iterable += 1
+        try:
+            source = self.expr(g.source, scope)
+            inner = _only_argument(source, "_paid_flat")
+            src = f"_iter_paid_flat(m, {inner})" if inner is not None else f"_iter(m, {source})"
+            if self.is_range(g.source) and inner is not None:
+                low, high = (self.expr(a, scope) for a in g.source.args)
+                src = f"_iter_range(m, {low}, {high})"
+        finally:
+            self.in_iterable -= 1
+        v = self.var()
+        inner_scope = {**scope, g.var: v}
+        count, truth = self.var(), self.var()
+        src, tally = self.known_iteration(src, 0)
+        if tally:  # (the tally's check, as a statement: `X and ` without its `and`)
+            out.append(f"{ind}{tally[:-len(' and ')]}")
+        out.append(f"{ind}{count} = 0")
+        out.append(f"{ind}{truth} = {not stop_at}")
+        out.append(f"{ind}for {v} in {src}:")
+        body = ind + "    "
+        self.in_loop += 1
+        try:
+            if g.cond is not None:
+                out.append(f"{body}if not {self.expr(g.cond, inner_scope)}:")
+                out.append(f"{body}    continue")
+            out.append(f"{body}{count} += 1")
+            elem = self.truth_loops(g.elem, inner_scope, out, body)
+            if elem is None:
+                elem = self.expr(g.elem, inner_scope)
+        finally:
+            self.in_loop -= 1
+        out.append(f"{body}if {'' if stop_at else 'not '}{elem}:")
+        out.append(f"{body}    {truth} = {stop_at}")
+        out.append(f"{body}    break")
+        out.append(f"{ind}if {count}:")
+        out.append(f"{ind}    b.used += {count} * 2")
+        out.append(f"{ind}    if b.used > b.limit:")
+        out.append(f"{ind}        m.charge(0)")
+        return truth
 
     def unrolled(self, e: n.Gen, src: str, scope: dict) -> str | None:
         """`[elem for x in LIST]` over a short list known when the code is made (a constant list, a
@@ -1706,17 +1766,18 @@ class CodeGen:
         result = self.type_of(d.value)
         keep = (all(kinds) and not self.free(d.value) and _loops(d.value) and (_scalar(result) or _flat(result))
                 and self.keepable(d.value, set(scope), 0, _scalar(self.type_of(d.value))))
-        body, lines, reads = self.define_body(name, scope, keep)
+        body, lines, reads, loops = self.define_body(name, scope, keep)
         if keep and reads is None:  # it read more after all (a define not written in place): as usual
-            body, lines, reads = self.define_body(name, scope, False)
+            body, lines, reads, loops = self.define_body(name, scope, False)
 
-        tally = "_u :=" in body or any("_u :=" in line for line in lines)
+        tally = "_u :=" in body or any("_u :=" in line for line in lines + loops)
 
         def work(indent: str, target: str, reads_first: bool = True) -> str:
             """The lines that work out the body into `target`: its hoisted reads first and, when
             it tallies what it pays (`paid_call`, `bag_again`), the tally paid at the end."""
             out = [f"{indent}_u = 0\n"] if tally else []
             out += [f"{indent}{line}\n" for line in lines] if reads_first else []
+            out += [f"{indent}{line}\n" for line in loops]
             out.append(f"{indent}{target} = {body}\n")
             if tally:
                 out.append(f"{indent}if _u:\n"
@@ -1909,9 +1970,10 @@ class CodeGen:
             walk(d.value, caller, ())
         return sites
 
-    def define_body(self, name: str, scope: dict, keep: bool) -> tuple[str, list[str], list[str] | None]:
-        """A define's body as source, the lines of the reads hoisted before it and, when `keep`
-        and it reads nothing but what those lines read, the names holding them (else None)."""
+    def define_body(self, name: str, scope: dict, keep: bool) -> tuple[str, list[str], list | None, list[str]]:
+        """A define's body as source, the lines of the reads hoisted before it, when `keep` and
+        it reads nothing but what those lines read, the names holding them (else None), and the
+        lines that work out the body's loops before it (`truth_loops`; the body names their result)."""
         d = self.p.defines[name]
         # A define's body is a function of its own: what holds inside the expression that first
         # called it (a loop, a comprehension's iterable) does not hold inside the body.
@@ -1920,18 +1982,21 @@ class CodeGen:
         self.keeping = {"ok": True, "reads": [], "cards": set(), "sized": set(),
                         "scalar": _scalar(self.type_of(d.value))} if keep else None
         self.roots.append((name, d.value))
+        loops: list[str] = []
         try:
-            body = self.expr(d.value, scope)
+            body = self.truth_loops(d.value, scope, loops, "")
+            if body is None:
+                body = self.expr(d.value, scope)
             lines = self.hoist_lines
             keeping = self.keeping
         finally:
             self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping = outer
             self.roots.pop()
         # (a safety net under the walk: no other read of the state, no call, in what is kept)
-        if keeping is None or not keeping["ok"] or _UNKEPT.search(body):
-            return body, lines, None
+        if keeping is None or not keeping["ok"] or _UNKEPT.search(body) or any(_UNKEPT.search(x) for x in loops):
+            return body, lines, None, loops
         # (a zone's read is checked by the cards it holds: `==`, and kept as a copy)
-        return body, lines, [(h, h in keeping["cards"], h in keeping["sized"]) for h in keeping["reads"]]
+        return body, lines, [(h, h in keeping["cards"], h in keeping["sized"]) for h in keeping["reads"]], loops
 
     def keepable(self, e, params: set, depth: int, scalar: bool) -> bool:
         """Whether the checked tree of a define's body reads no more of the state than its
