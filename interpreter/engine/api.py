@@ -933,7 +933,31 @@ class State:
                     if len(kept) < MAX_DECISIONS_KEPT:
                         kept[key] = decision
                 return decision
+            if s.branches and not s.over and s.chance_at is None:  # a step of choosing at once
+                return self._decision_at_once(s.branches)
             return self._decision()
+
+    def _decision_at_once(self, branches: list[Branch]) -> Decision | None:
+        """The Decision of a `simultaneously` step: the players still choosing, the first one's
+        prompt (``_decision``, without the list of what waits)."""
+        first = None
+        players = []
+        for b in branches:
+            p = b.pending
+            if p is not None:
+                if first is None:
+                    first = p
+                players.append(p.player)
+        if first is None:
+            return None
+        kept = self.game._decisions
+        key = (tuple(players), first.prompt)
+        decision = kept.get(key)
+        if decision is None:
+            decision = Decision(key[0], True, first.prompt)
+            if len(kept) < MAX_DECISIONS_KEPT:
+                kept[key] = decision
+        return decision
 
     def _decision(self) -> Decision | None:
         s = self._s
@@ -1011,6 +1035,12 @@ class State:
             p = s.pending
             if p is not None and not s.branches and not s.over and s.chance_at is None:
                 return len(p.values) if player is None or player == p.player else 0
+            if s.branches and not s.over and s.chance_at is None:  # a step of choosing at once
+                for b in s.branches:
+                    p = b.pending
+                    if p is not None and (player is None or p.player == player):
+                        return len(p.values)
+                return 0
             return self._num_actions(player)
 
     def _num_actions(self, player: int | None) -> int:
@@ -1039,8 +1069,17 @@ class State:
                     and (player is None or player == p.player) and index.__class__ is int
                     and 0 <= index < len(p.values)):
                 self._carry_out(None, p, index, budget, False)  # one player deciding, the common case, directly
-            else:
-                self._apply_index_elsewhere(index, player, budget)
+                return
+            if s.branches and not s.over and s.chance_at is None and index.__class__ is int:
+                # a step of choosing at once: the player's part (the first one still choosing)
+                for b in s.branches:
+                    p = b.pending
+                    if p is not None and (player is None or p.player == player):
+                        if 0 <= index < len(p.values):
+                            self._carry_out(b, p, index, budget, False)
+                            return
+                        break
+            self._apply_index_elsewhere(index, player, budget)
 
     def _apply_index_elsewhere(self, index: int, player: int | None, budget: Budget | None) -> None:
         """``apply_index`` at a chance node, in a step of choosing at once, or refused."""
@@ -1138,13 +1177,24 @@ class State:
                     if s.pending is None or s.branches or s.over:
                         m.run()
                 else:  # a part of a `simultaneously` step
-                    branch.log.extend(_choice_entries(g, s, p, index, op))
+                    label = p.labels[index]
+                    if len(label) <= MAX_LOG_LINE and not getattr(op, "cards", False):
+                        # (_choice_entries of a choice everybody reads, without its call)
+                        branch.log.append(["choice", p.player, f"{g.player_name(p.player)}: {label}"])
+                    else:
+                        branch.log.extend(_choice_entries(g, s, p, index, op))
                     branch.actions.append([p.player, value])
                     m.branch = branch
                     op.resume(m, frame, value, p.player)
                     branch.pending = None
+                    # (the first round of `m.run()` without its call: the acting part is the
+                    # only one that can run, every other waits for its player or has ended;
+                    # when it waits again, as most do, the others still wait and run would stop)
+                    if branch.stack and not s.over:
+                        m._steps(branch.stack, branch, True)
                     m.branch = None
-                    m.run()
+                    if branch.pending is None or s.over:
+                        m.run()
             except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
                 raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
                                        getattr(op, "pos", None)) from None
