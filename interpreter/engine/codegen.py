@@ -16,9 +16,9 @@ charges the same units through ``Machine.charge``. Helpers below copy the refere
 semantics. On any failure a generated function restores the budget and the define memo as
 they were when it started and re-runs the reference closure of the same expression, which
 raises the same error at its exact rule position: the slow path is only taken on errors.
-A define whose body loops and reads nothing but vars keeps its results from one op to the next
-(`CodeGen.define`): used again only for the very same values read, paying again what the body
-paid.
+A define whose body loops and reads nothing but vars keeps its results past the define memo, which
+forgets them whenever the state changes (`CodeGen.define`): used again only for the very same
+values read, paying again what the body paid.
 """
 
 from __future__ import annotations
@@ -485,8 +485,8 @@ _min_built = _extreme_built(min, _min_flat)
 # Built-in names whose values change as the game goes (read from the state, not kept).
 _STATE_NAMES = frozenset(("players", "player_count", "active_player", "round_number", "turn_number", "box"))
 # Built-in functions whose answer and charges depend only on their arguments (and the game's
-# cards, which never change): a define calling only these may keep its results from one op to
-# the next (see `define`), and a pure define may keep them for the game (see MAX_PURE_KEPT).
+# cards, which never change): a define calling only these may keep its results past the memo's
+# forgetting (see `define`), and a pure define may keep them for the game (see MAX_PURE_KEPT).
 _ARGUMENT_FUNCTIONS = frozenset((
     "count", "sum", "max", "min", "any", "all", "abs", "rank_high", "rank_low", "rank_dense", "first",
     "last", "reversed", "distinct", "flatten", "range", "lookup", "take", "index_of", "bag", "size",
@@ -576,7 +576,7 @@ def _index(o, i, is_bag):
 
 # A define whose result depends on nothing but its arguments and what a game never changes (its
 # constants, options, cards' printed values and number of players): "pure" (``CodeGen.pure``).
-# Its results are kept for the whole game, past the op whose memo forgets them, with what
+# Its results are kept for the whole game, past the memo that forgets them, with what
 # working each out paid: a call found there pays that again (and STEPS_PER_CALL, as any call),
 # so the budget pays what working it out again would pay, and an overrun raises in the same op
 # (where the slow path reports it at the rule, as for any error). Only plain results are kept
@@ -685,7 +685,7 @@ class CodeGen:
         self.known_pure: dict[int, bool] = {}
         self.ns["_STEPS_PER_CALL"] = STEPS_PER_CALL
         self.ns["_MAX_INT"] = MAX_INT
-        self.ns["_KEPT"] = {}  # results of defines kept from one op to the next (see `define`)
+        self.ns["_KEPT"] = {}  # results of defines kept past the memo's forgetting (see `define`)
         self.ns["_KEPT_MAX"] = KEPT_MAX
         self.ns.update(charge_text=charge_text, charge_value=charge_value, check_int=check_int)
         from . import compiler  # the reference's own `+` and `-` (compiler imports this module)
@@ -1760,7 +1760,7 @@ class CodeGen:
         scope = {prm.name: a for prm, a in zip(params, args, strict=True)}
         scope["$define"] = "1"
         kinds = [self.param_hashable(prm) for prm in params]
-        # Whether its results can be kept from one op to the next (see below): tried when the
+        # Whether its results can be kept past the memo's forgetting (see below): tried when the
         # checked tree says it reads no more than its players' vars and the game's vars, and
         # its body loops (checking a kept result costs about what a body without loops does).
         result = self.type_of(d.value)
@@ -1800,7 +1800,7 @@ class CodeGen:
             src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
         elif all(kinds) and _scalar(self.type_of(d.value)) and self.pure(d.value):
             # Kept for the whole game, by the arguments (their classes too: 1 and True are one
-            # key to a dict) and the number of players (see MAX_PURE_KEPT), and in the op's memo.
+            # key to a dict) and the number of players (see MAX_PURE_KEPT), and in the memo.
             classes = "".join(f"type({a}), " for a in args)
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
@@ -1821,10 +1821,11 @@ class CodeGen:
                    f"                m.charge(0)\n"
                    f"    return r\n")
         elif self.unrepeated(name) and reads is None:
-            # No op ever calls it twice with the same arguments (`unrepeated`): the memo never hits.
+            # Never called twice with the same arguments while the memo keeps results
+            # (`unrepeated`): the memo never hits.
             src = f"def {fname}(m{arglist}):\n{pay_call}{work('    ', 'r')}    return r\n"
         elif reads is not None:
-            # Its results kept from one op to the next (the memo is forgotten at every op): its
+            # Its results kept past the memo (forgotten whenever the state may change): its
             # body reads nothing but the vars hoisted before it (values never change in place:
             # a var set is a new value) and calls no define, so with the same arguments and the
             # very same values read it gives the same result and pays the same, `kept[-2]`, paid
@@ -1891,14 +1892,16 @@ class CodeGen:
         return not self.free(d.value) and all(self.param_hashable(prm) for prm in d.params or ())
 
     def unrepeated(self, name: str) -> bool:
-        """Whether no op can call define `name` twice with the same arguments, so that its memo
-        would never give a result back and only costs a key, a lookup and a store per call. So
-        when the rules call it in one place only (the checker resolved one name to it), in the
-        body of another define C whose body runs at most once per op for each of C's arguments
-        (C remembers its results, or is itself unrepeated), with each of C's parameters as an
-        argument, and inside C's comprehensions only over constant lists of distinct items
-        (an enum, a `const`), each loop's variable an argument too: then two calls in one op
-        differ in C's arguments or in some loop's item. The reference remembers such a define
+        """Whether define `name` is never called twice with the same arguments while the memo
+        keeps results (``Machine.memo``: until the state may change), so that its memo would
+        never give a result back and only costs a key, a lookup and a store per call. So when
+        the rules call it in one place only (the checker resolved one name to it), in the body
+        of another define C whose body runs at most once for each of C's arguments while the
+        memo keeps results (C remembers its results in that memo, or is itself unrepeated),
+        with each of C's parameters as an argument, and inside C's comprehensions only over
+        constant lists of distinct items (an enum, a `const`), each loop's variable an argument
+        too: then two calls while the memo keeps results differ in C's arguments or in some
+        loop's item. The reference remembers such a define
         as always; it pays the same, since its memo never hits either."""
         known = self.known_unrepeated.get(name)
         if known is None:
@@ -2002,7 +2005,7 @@ class CodeGen:
         """Whether the checked tree of a define's body reads no more of the state than its
         players' vars (of players it was given) and the game's vars, and calls no define but
         small ones that are written in place (whose bodies are looked at too): then its results
-        can be kept from one op to the next, checked against what it read (see `define`). A
+        can be kept past the memo's forgetting, checked against what it read (see `define`). A
         zone (a zone of a player given) too when the result is a plain value (`scalar`): never
         the zone's own list, which changes as cards move."""
         if isinstance(e, n.Name):
@@ -2081,8 +2084,8 @@ class CodeGen:
         """Whether `e` depends on nothing but its define's arguments and what a game never
         changes: its constants, options, cards' printed values, number of players (see
         MAX_PURE_KEPT; only a define whose type is plain is kept, as only plain results are).
-        No define is called in it (a call remembered in the op's memo would make
-        a later call of it in that op pay less than a kept result says)."""
+        No define is called in it (a call remembered in the memo would make a later call of it,
+        while the memo keeps it, pay less than a kept result says)."""
         known = self.known_pure.get(id(e))
         if known is None:
             known = self.known_pure[id(e)] = self._pure(e)
@@ -2280,14 +2283,15 @@ def _is_node(cls: type) -> bool:
 
 # ---- procedures as generated code ------------------------------------------------------------
 #
-# The step loop (``Machine._steps``) runs one op per step: it charges the step, forgets the
-# defines' results of the op before, calls the op and looks whether it parked, pushed a frame,
-# ended the game or started a `simultaneously`. Most ops can do none of that (a `let`, a `set`,
+# The step loop (``Machine._steps``) runs one op per step: it charges the step, calls the op,
+# forgets the defines' results when the op may have changed the state (`op.changes`) and looks
+# whether it parked, pushed a frame, ended the game or started a `simultaneously`. Most ops can do none of that (a `let`, a `set`,
 # an `if`'s test, a loop's step, a jump), and calling them one by one through the loop was much
 # of the time of games whose rules are mostly statements. `code_runs` generates, for each code,
 # functions ("runs") that do its ops in place: from an *entry* pc straight on through the code,
-# an `if` as a Python `if`, a jump back to the entry as `continue`, each op's charge and memo
-# forgetting written out before it, exactly as the loop does them. A run ends, with `fr.pc`
+# an `if` as a Python `if`, a jump back to the entry as `continue`, each op's charge written out
+# before it and the memo forgotten after it when it may change the state, exactly as the loop
+# does them. A run ends, with `fr.pc`
 # where the loop goes on, before an op it does not know (a choice, a menu, `may`: the loop
 # runs those as before), after an op that may stop (`emit`, a turn's or a round's start or
 # end, which raise events, `return`, `simultaneously`), and where several ways meet (a loop's
@@ -2378,7 +2382,13 @@ class _StepsGen:
             lines.append(f"{ind}fr.pc = {pc}")
             lines.append(f"{ind}return")
 
-        def walk(pc: int, ind: str, path: frozenset, dirty: bool, depth: int) -> None:  # noqa: C901
+        def forget(ind: str, changes: bool) -> None:
+            """The define memo forgotten after an op that may change the state, as the loop does."""
+            if changes:
+                lines.append(f"{ind}if m.memo:")
+                lines.append(f"{ind}    m.memo = {{}}")
+
+        def walk(pc: int, ind: str, path: frozenset, depth: int) -> None:  # noqa: C901
             if pc >= len(code):
                 lines.append(f"{ind}fr.pc = {len(code)}")
                 lines.append(f"{ind}return")
@@ -2402,20 +2412,19 @@ class _StepsGen:
             lines.append(f"{ind}b.used += 1")
             lines.append(f"{ind}if b.used > b.limit:")
             lines.append(f"{ind}    b.charge(0, {self.name(getattr(op, 'pos', None))})")
-            if dirty:
-                lines.append(f"{ind}if m.memo:")
-                lines.append(f"{ind}    m.memo = {{}}")
             kind = shape[0]
+            changes = op.changes  # (compiler._changes_state): the define memo forgotten after it
             if kind == "pass":
-                walk(pc + 1, ind, path, False, depth)
+                walk(pc + 1, ind, path, depth)
             elif kind == "jump":
-                walk(shape[1], ind, path, False, depth)
+                walk(shape[1], ind, path, depth)
             elif kind == "let":
                 lines.append(f"{ind}L[{self.name(shape[1])}] = {self.name(shape[2])}(m, L)")
-                walk(pc + 1, ind, path, True, depth)
+                walk(pc + 1, ind, path, depth)
             elif kind == "set":
                 lines.append(f"{ind}{self.name(shape[1])}(m, L, {self.name(shape[2])}(m, L))")
-                walk(pc + 1, ind, path, True, depth)
+                forget(ind, changes)
+                walk(pc + 1, ind, path, depth)
             elif kind == "begin":  # a `for` loop's items, paid for, and its index
                 src, items, index, where = (self.name(x) for x in shape[1:])
                 lines.append(f"{ind}_t = L[{items}] = list({src}(m, L) or ())")
@@ -2423,24 +2432,26 @@ class _StepsGen:
                 lines.append(f"{ind}if b.used > b.limit:")
                 lines.append(f"{ind}    b.charge(0, {where})")
                 lines.append(f"{ind}L[{index}] = 0")
-                walk(pc + 1, ind, path, True, depth)
+                walk(pc + 1, ind, path, depth)
             elif kind == "log":  # a log line everyone reads, by the player whose part or turn it is
                 lines.append(f"{ind}m.log({self.name('log')}, m.branch.player if m.branch is not None "
                              f"else m.s.active, {self.name(shape[1])}(m, L), None)")
-                walk(pc + 1, ind, path, True, depth)
+                walk(pc + 1, ind, path, depth)
             elif kind == "forget":
                 for local in shape[1]:
                     lines.append(f"{ind}L.pop({self.name(local)}, None)")
-                walk(pc + 1, ind, path, False, depth)
+                walk(pc + 1, ind, path, depth)
             elif kind == "advance":  # the op moves fr.pc on; each way out of a run sets it anyway
                 # (an effect gives its lean form, which leaves fr.pc alone)
                 lines.append(f"{ind}{self.name(shape[1]) if len(shape) > 1 else o}(m, fr)")
-                walk(pc + 1, ind, path, True, depth)
+                forget(ind, changes)
+                walk(pc + 1, ind, path, depth)
             elif kind in ("effect", "leaf"):  # after it, the loop looks whether it stopped
                 # (an effect may raise an event, park or end the game; the code after it is
                 # an entry anyway, where the loop goes on once the triggers it started are done)
                 lines.append(f"{ind}fr.pc = {pc}")
                 lines.append(f"{ind}{o}(m, fr)")
+                forget(ind, changes)
                 lines.append(f"{ind}return")
                 work.append(pc + 1)
             elif kind == "call":  # a procedure call, as the op makes it, then the procedure on the spot
@@ -2459,34 +2470,34 @@ class _StepsGen:
                 lines.append(f"{ind}if not m.enter({self.name(key)}, _t, {self.name(where)}):")
                 lines.append(f"{ind}    return")
                 work.append(pc + 1)  # where the loop goes on when the procedure stops
-                walk(pc + 1, ind, path, True, depth)
+                walk(pc + 1, ind, path, depth)
             elif kind == "branch":
                 lines.append(f"{ind}if {self.name(shape[1])}(m, L):")
-                walk(pc + 1, ind + "    ", path, True, depth + 1)
+                walk(pc + 1, ind + "    ", path, depth + 1)
                 lines.append(f"{ind}else:")
-                walk(shape[2].target, ind + "    ", path, True, depth + 1)
+                walk(shape[2].target, ind + "    ", path, depth + 1)
             elif kind == "step":
                 items, index, var = (self.name(shape[j]) for j in (1, 2, 3))
                 out = shape[4].target
                 lines.append(f"{ind}_t = L[{index}]")
                 lines.append(f"{ind}if _t >= len(L[{items}]):")
-                walk(out, ind + "    ", path, False, depth + 1)
+                walk(out, ind + "    ", path, depth + 1)
                 lines.append(f"{ind}else:")
                 lines.append(f"{ind}    L[{var}] = L[{items}][_t]")
                 lines.append(f"{ind}    L[{index}] = _t + 1")
-                walk(pc + 1, ind + "    ", path, False, depth + 1)
+                walk(pc + 1, ind + "    ", path, depth + 1)
             elif kind == "two":  # the op sets fr.pc to one of two places
                 out = shape[1].target
                 lines.append(f"{ind}fr.pc = {pc}")
                 lines.append(f"{ind}{o}(m, fr)")
                 lines.append(f"{ind}if fr.pc == {out}:")
-                walk(out, ind + "    ", path, True, depth + 1)
+                walk(out, ind + "    ", path, depth + 1)
                 lines.append(f"{ind}else:")
-                walk(pc + 1, ind + "    ", path, True, depth + 1)
+                walk(pc + 1, ind + "    ", path, depth + 1)
             else:  # pragma: no cover - a shape the compiler gives and this does not know
                 raise AssertionError(kind)
 
-        walk(entry, "            ", frozenset(), True, 0)
+        walk(entry, "            ", frozenset(), 0)
         head = [f"def {name}(m, fr):",
                 "    L = fr.locals",
                 "    b = m.budget"]
@@ -2562,6 +2573,7 @@ def quiet_effects(code: list, triggers: dict) -> list:
             same = types.FunctionType(op.__code__, op.__globals__, op.__name__, op.__defaults__, op.__closure__)
             same.pos = getattr(op, "pos", None)  # type: ignore[attr-defined]
             same.shape = ("advance",)  # type: ignore[attr-defined]
+            same.changes = op.changes  # type: ignore[attr-defined]
             op = same
         out.append(op)
     return out

@@ -195,6 +195,7 @@ class _Op:
     """Base of compiled ops: a callable with a source position for error messages."""
 
     __slots__ = ("pos",)
+    changes = True  # whether it may change what a define reads (see _changes_state); each kind says
 
     def __init__(self, pos):
         self.pos = pos
@@ -822,9 +823,11 @@ class _Compiler:
             self.defines[name] = (params, self.expr(d.value))  # the checker refuses recursive defines
         body = self.defines[name][1]
 
-        # A define is pure and the state cannot change while one op works out its expressions,
-        # so results are remembered until the machine's next step (Machine.memo): menus and
-        # filters that ask the same question for every option then ask it once.
+        # A define reads the state and its arguments, never an op's locals, so its results are
+        # remembered until the state may change (Machine.memo: forgotten after every op that may
+        # change it, and at the start of every action): menus and filters that ask the same
+        # question for every option, and the ops of one action that ask it again with nothing
+        # changed in between, ask it once.
         def call(m, L):
             m.charge(STEPS_PER_CALL, pos)  # a call is work even when its result is remembered
             values = tuple(f(m, L) for f in args)
@@ -852,7 +855,10 @@ class _Compiler:
         self.current.pop()
         # Jumps become plain functions once their targets are known: calling an object's
         # __call__ costs more than calling a function, and a jump is a tenth of all steps.
-        self.codes[key] = [_jump_to(op.target, op.pos) if type(op) is _Jump else op for op in ops]
+        self.codes[key] = code = [_jump_to(op.target, op.pos) if type(op) is _Jump else op for op in ops]
+        for op in code:
+            if not isinstance(op, _Op):  # (an _Op's class says it)
+                op.changes = _changes_state(op)
 
     def block(self, stmts, ops: list) -> None:
         for s in stmts:
@@ -893,6 +899,7 @@ class _Compiler:
                                       if isinstance(p, int) and 0 <= p < m.s.num_players})
                 m.log("log", m.current_player(), f(m, fr.locals), readers)
                 fr.pc += 1
+            log.changes = False  # type: ignore[attr-defined] - the log and the frame's pc
             ops.append(_wrap(log, pos, ("log", f) if audience is None else ("advance",)))
         elif isinstance(s, n.Fail):
             text = s.text
@@ -998,6 +1005,8 @@ class _Compiler:
                 put(m, L, new)
                 fr.pc += 1
             set_item.shape = ("advance",)  # type: ignore[attr-defined]
+            if getattr(put, "local", None) is not None:
+                set_item.changes = False  # type: ignore[attr-defined] - a local's list, copied
             return set_item
         if op in ("+=", "-="):
             added = self.add_to_var(t, op, value, where)
@@ -1029,6 +1038,8 @@ class _Compiler:
                 put(m, L, combine(m, get(m, L), value(m, L)))
                 fr.pc += 1
         set_value.shape = ("advance",)  # type: ignore[attr-defined]
+        if getattr(put, "local", None) is not None:
+            set_value.changes = False  # type: ignore[attr-defined] - a local
         return set_value
 
     def set_var_item(self, t: n.Name, index: Fn, value: Fn, pos, is_bag: bool):
@@ -1160,6 +1171,7 @@ class _Compiler:
             if to is not None:
                 m.stack[-2].locals[to] = v  # the caller's frame, just below this one
             fr.pc = len(m.game.codes[fr.code])  # the step loop pops a finished frame
+        give_back.changes = False  # type: ignore[attr-defined] - the caller's local, and the pc
         return give_back
 
     def verb_op(self, s: n.Verb):
@@ -1319,7 +1331,9 @@ class _Compiler:
         cond = self.expr(s.cond)
         counter = self.fresh("n")
         limit = s.limit
-        ops.append(_wrap(_setter(counter, _const(0)), s.pos, ("advance",)))
+        counting = _setter(counter, _const(0))
+        counting.changes = False  # type: ignore[attr-defined] - a local
+        ops.append(_wrap(counting, s.pos, ("advance",)))
         top = len(ops)
         out = _Jump(s.pos)
         pos = s.pos
@@ -1565,6 +1579,26 @@ def _wrap(fn, pos, shape: tuple | None = None):
     return fn
 
 
+# The kinds of op (their `shape`, see _wrap) that change nothing a define can read: what they
+# write is the frame's locals and pc (`let`, a loop's step, a `while`'s or `repeat`'s test,
+# forgetting locals, a jump), the game's log (which no expression reads) or the stack (a
+# procedure call: a define reads the state, never the frames).
+_READING_KINDS = frozenset(("pass", "jump", "let", "branch", "step", "begin", "forget", "log", "two", "call"))
+
+
+def _changes_state(op) -> bool:
+    """Whether an op may change what a define can read (vars, zones, cards' places and cells,
+    tokens, knowledge, the turn and round, the active player, lasting modifiers, `once` marks,
+    the end of the game): the define memo is forgotten after every op that may
+    (``Machine.memo``). Any op not known to be one of the reading kinds, or marked as writing
+    only locals where it is made (its `changes` set to False), is taken to change the state."""
+    known = getattr(op, "changes", None)  # set where the op is made (a `return`, a `set` of a local...)
+    if known is not None:
+        return known
+    shape = getattr(op, "shape", None)
+    return shape is None or shape[0] not in _READING_KINDS
+
+
 def _setter(var, f):
     def setter(m, fr):
         fr.locals[var] = f(m, fr.locals)
@@ -1596,6 +1630,7 @@ def _jump_to(target: int, pos):
 
 class _Jump(_Op):
     __slots__ = ("target",)
+    changes = False
 
     def __init__(self, pos):
         super().__init__(pos)
@@ -1607,6 +1642,8 @@ class _Jump(_Op):
 
 class _PickOp(_Op):
     """`choose x in list`: parks with one action per item (plus Skip for `may choose`)."""
+
+    changes = False  # it parks, or sets its local to none (an empty `may choose`): the answer comes in `resume`
 
     __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "chooser", "prompt", "label", "default_label", "optional",
                  "cards")
@@ -1679,6 +1716,8 @@ class _PickOp(_Op):
 
 class _MenuOp(_Op):
     """`choose:` with options; unavailable or unaffordable options are not offered."""
+
+    changes = False  # it parks; the cost is paid in `resume`, which forgets the define memo then
 
     __slots__ = ("options", "option_pos", "chooser", "prompt", "starts", "key", "fixed")
 
@@ -1771,11 +1810,15 @@ class _MenuOp(_Op):
             m.transfer(self.cost(m, fr.locals, cost, value), cost[1], f"p{player}", "supply", None, strict=True)
         if once is not None:
             m.s.once.append(f"{once}|{player}|{self.key}|{which}")
+        if m.memo:
+            m.memo = {}
         fr.pc = self.starts[value]
 
 
 class _MayOp(_Op):
     """`may "question":` a yes/no decision."""
+
+    changes = False  # it parks
 
     __slots__ = ("prompt", "chooser", "end", "fixed")
 

@@ -97,7 +97,14 @@ class Machine:
         # and how many outcomes of the state's tape it has used (interpreter/engine/chance.py).
         self.chance_ok = chance_ok
         self.tape_pos = 0
-        self.memo: dict = {}  # results of defines while one op runs; cleared before the next
+        # Results of defines (and grid layouts, bag counts) while the state stays as it is: kept
+        # from op to op within one action, forgotten after every op that may change what a define
+        # reads (`op.changes`, see compiler._changes_state), at the start of every action
+        # (api._carry_out) and of every `simultaneously` part, and within an op wherever it
+        # changes the state and then works out more (an event raised, a card laid on a grid, a
+        # menu's cost paid). A machine belongs to one state: a clone or a restored state gets its
+        # own (api._carry_out makes a new one when the state is not the machine's).
+        self.memo: dict = {}
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
         self.log_chars: int | None = None  # characters in the game's log, once counted (see `log`)
         self.journal: Journal | None = None  # set by State.apply: what to undo if the action fails
@@ -132,8 +139,8 @@ class Machine:
         """Run the ops of `stack` until it is empty, a decision waits (on `waits`: the state or
         the branch), the game ends, or a `simultaneously` starts (or, in a branch, ends).
 
-        One op is one step: it costs one unit of the budget and forgets the defines' results
-        remembered by the op before. Where the game has generated runs (``game.runs``, made by
+        One op is one step: it costs one unit of the budget and, when it may have changed the
+        state (`op.changes`), forgets the defines' results remembered so far. Where the game has generated runs (``game.runs``, made by
         codegen.code_runs), the run starting at the frame's pc does that for many ops in a
         row, in place; an op without one is called here. The ops of the frame on top run in an
         inner loop, which looks the frame's code up once rather than once per op."""
@@ -167,9 +174,9 @@ class Machine:
                         b.used += 1
                         if b.used > b.limit:
                             b.charge(0, getattr(op, "pos", None))
-                        if self.memo:
-                            self.memo = {}
                         op(self, frame)
+                        if op.changes and self.memo:
+                            self.memo = {}
                     # `(not s.branches) is in_branch`: a `simultaneously` started (or, in a branch, ended)
                     if waits.pending is not None or s.over or len(stack) != depth or (not s.branches) is in_branch:
                         break
@@ -230,9 +237,9 @@ class Machine:
                     b.used += 1
                     if b.used > b.limit:
                         b.charge(0, getattr(op, "pos", None))
-                    if self.memo:
-                        self.memo = {}
                     op(self, frame)
+                    if op.changes and self.memo:
+                        self.memo = {}
                 else:
                     op = None  # (on an error, the run leaves the pc of the op that raised in frame.pc)
                     run = run(self, frame)
@@ -274,11 +281,15 @@ class Machine:
         for b in s.branches:
             if b.pending is not None:  # waiting for its player: nothing to run (most parts, most times)
                 continue
+            # Each part starts and ends with the define memo forgotten, so what a part pays
+            # never depends on which parts ran before it in the same action
             self.branch = b
+            self.memo = {}
             try:
                 self._steps(b.stack, b, True)
             finally:
                 self.branch = None
+                self.memo = {}
 
     def _join_branches(self) -> None:
         """Everyone has chosen: merge the branches' logs in seat order and go on."""
@@ -858,7 +869,8 @@ def _check_spot(spot) -> list:
 
 
 def _grid(m: Machine, key: str) -> dict:
-    """(row, column) -> the cards on that cell, bottom first; remembered while one op runs."""
+    """(row, column) -> the cards on that cell, bottom first; remembered in the define memo, until
+    the state may change (a card laid or moved on a grid forgets it at once, see move_card)."""
     memo_key = ("$grid", key)
     found = m.memo.get(memo_key)
     if found is None:
