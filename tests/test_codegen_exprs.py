@@ -319,3 +319,69 @@ def test_kept_results_follow_the_state(tmp_path):
     entries = _pair(str(tmp_path), ())[1].compiled.generated.ns["_KEPT"]
     assert {key[0] for key in entries} >= {"worth", "over", "on_pile"}  # (kept, and used again above)
     assert "long_sum" not in {key[0] for key in entries}  # read 299 numbers: not kept
+
+
+IN_PLACE = '''game "In place"
+players 2 to 3
+enum hue: grey, red, green, blue, white
+const hues = [grey, red, green, blue, white]
+var score per player: int = 0
+var board: list of hue = [grey, red, green, grey, red, grey, green, green, white]
+var saved per player: list of hue = []
+define owned(p: player) = [x for x in board where x != grey]
+define needs(p: player, e: hue) = count(x for x in board where x == e) - bag(p.saved)[e]
+define short(p: player, have: list of hue, e: hue) = max(0, needs(p, e) - bag(have)[e])
+define shortfall(p: player, e: hue) = short(p, owned(p), e)
+define lacking(p: player, e: hue) = shortfall(p, e) > 0
+define gap(p: player, n: int) = (sum(short(p, owned(p), e) for e in hues)
+    + sum(shortfall(p, e) + count(y for y in owned(p) where y == e) for e in hues)
+    + count(e for e in hues where lacking(p, e)) + n)
+define many(p: player, n: int) = sum(gap(p, i) for i in range(1, n))
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose i in range(0, 8) where gap(p, i) >= i by p label "square {i}: {gap(p, i)}"
+                set board[i] = [red, green, blue][index_of(players, p)]
+                set p.saved = [x for x in board where x == red]
+                set p.score += gap(p, 0) + many(p, 3)
+'''
+
+
+def test_remembered_calls_in_loops_are_written_in_place(tmp_path):
+    """A call, in a loop of a define's body, of a define that only remembers its results in the
+    op's memo is written in place (the memo looked up by the same key, the body worked out there
+    on a miss), a call remembered in a name is given as that name (its counts made once), and a
+    comprehension over a call's result works the call out first: the games, their logs and the
+    work paid at every action are the reference's."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(IN_PLACE)
+    generated = interpreter.load(str(tmp_path), cache=False).compiled.generated
+    source = "\n".join(generated.source)
+    gap = source[source.index(f"def {generated.define_names['gap']}("):]
+    gap = gap[:gap.index("\ndef ")]
+    assert gap.count("m.memo.setdefault(") >= 2  # `shortfall` and `lacking` in place
+    assert re.search(r"\(_v\d+ := _iter\(m, \(_h\d+ if", gap)  # owned(p) worked out before its loop
+    assert gap.count("_bag_flat(m, _h") <= 2  # bag(owned(p)) counted once (and bag(p.saved))
+    for seed in range(8):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+
+
+def test_running_out_inside_a_body_written_in_place_fails_where_the_reference_does(tmp_path):
+    """A budget that runs out inside a define's body written in place of its call: the
+    reference's error, at its rule."""
+    (tmp_path / "game.rules").write_text(
+        'game "Spent in place"\nplayers 2 to 2\nvar score per player: int = 0\n'
+        "define one(p: player, k: int) = count(x for x in range(1, 3000) where x > k + turn_number)\n"
+        "define many(p: player, n: int) = sum(one(p, i) for i in range(1, n))\n"
+        "flow:\n    for p in players:\n        turn p:\n"
+        "            set p.score += many(p, 5)\n"
+        "            set p.score += many(p, 400)\n"
+        "            choose c in [1, 2] by p\n")
+    generated = interpreter.load(str(tmp_path), cache=False).compiled.generated
+    assert "m.memo.setdefault(" in "\n".join(generated.source)
+    ref = _failure(tmp_path, "reference")
+    gen = _failure(tmp_path, "codegen")
+    assert gen == ref
+    assert "game.rules:4:" in gen and "steps" in gen, gen  # inside `one`, written in `many`

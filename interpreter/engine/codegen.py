@@ -703,6 +703,8 @@ class CodeGen:
         self.define_bounds: dict[str, int | None] = {}
         self.field_bounds: dict[tuple[str, bool], int | None] = {}
         self.define_names: dict[str, str] = {}
+        self.define_functions: dict[str, str] = {}  # the reverse: a define's function -> its name
+        self.remembering: set[str] = set()  # defines whose function only remembers results in the op's memo
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.filters: list[types.FunctionType] = []
@@ -710,6 +712,7 @@ class CodeGen:
         self.fresh = 0
         self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
         self.in_loop = 0  # generating the condition or item of a comprehension
+        self.in_place_depth = 0  # defines' bodies being written in place of their calls (`in_place`)
         self.hoists: dict[str, str] | None = None  # reads looked up before a define's body
         self.hoist_lines: list[str] = []
         self.keeping: dict | None = None  # while a define that may keep its results is generated
@@ -1392,25 +1395,41 @@ class CodeGen:
         if self.keeping is not None:
             self.keeping["ok"] = False
 
+    def iterable(self) -> int:
+        """Enter a comprehension's iterable: 1 when no `:=` may be written in it (see `first_of`),
+        0 when it may (in a define's body, where it is worked out first when it holds one)."""
+        step = 0 if self.tallies() else 1
+        self.in_iterable += step
+        return step
+
+    def first_of(self, src: str, step: int) -> tuple[str, str]:
+        """A comprehension's iterable `src` made with `:=` in it (`iterable` gave 0): Python
+        refuses that, so it is worked out just before the comprehension (which works out its
+        iterable first anyway), into a new name: (what goes first, the name); or ("", src)."""
+        if step or ":=" not in src:
+            return "", src
+        name = self.var()
+        return f"({name} := {src}), ", name
+
     def gen(self, e: n.Gen, scope: dict) -> str:
-        self.in_iterable += 1
+        step = self.iterable()
         try:
             source = self.expr(e.source, scope)
             inner = _only_argument(source, "_paid_flat")
             # A flat list paid for by its length, then iterated (paid for again): one call.
             src = f"_items_paid_flat(m, {inner})" if inner is not None else f"_items(m, {source})"
         finally:
-            self.in_iterable -= 1
+            self.in_iterable -= step
         if e.cond is None and e.elem is None:
             return src  # the list itself is the value: a copy
         # Only iterated, and nothing changes while an expression is worked out: no copy.
         src = "_iter" + src[len("_items"):]
         if self.is_range(e.source) and inner is not None:
-            self.in_iterable += 1
+            step = self.iterable()
             try:
                 low, high = (self.expr(a, scope) for a in e.source.args)
             finally:
-                self.in_iterable -= 1
+                self.in_iterable -= step
             src = f"_iter_range(m, {low}, {high})"  # the numbers, never made into a list
         unrolled = self.unrolled(e, src, scope)
         if unrolled is not None:
@@ -1436,6 +1455,9 @@ class CodeGen:
             src = f"{src[:-1]}, {calls * STEPS_PER_CALL})"
         src, tally = self.known_iteration(src, calls * STEPS_PER_CALL)
         before, after = (f"({tally}", ")") if tally else ("", "")  # around the comprehension
+        first, src = self.first_of(src, step)
+        if first:
+            before, after = f"{before}({first}", f")[-1]{after}"
         if elem is None:
             return f"{before}[{v} for {v} in {src}{cond}]{after}"
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
@@ -1448,7 +1470,7 @@ class CodeGen:
         item = self.type_of(e.elem) if e.elem is not None else elem_type(self.type_of(e.source))
         if not _scalar(item) or self.by_reference(e) or (e.elem is None and e.cond is None):
             return None
-        self.in_iterable += 1
+        step = self.iterable()
         try:
             source = self.expr(e.source, scope)
             inner = _only_argument(source, "_paid_flat")
@@ -1457,7 +1479,7 @@ class CodeGen:
                 low, high = (self.expr(a, scope) for a in e.source.args)
                 src = f"_iter_range(m, {low}, {high})"  # the numbers, never made into a list
         finally:
-            self.in_iterable -= 1
+            self.in_iterable -= step
         v = self.var()
         inner_scope = {**scope, e.var: v}
         self.in_loop += 1
@@ -1468,6 +1490,9 @@ class CodeGen:
             self.in_loop -= 1
         src, tally = self.known_iteration(src, 0)
         before, after = (f"({tally}", ")") if tally else ("", "")
+        first, src = self.first_of(src, step)
+        if first:
+            before, after = f"{before}({first}", f")[-1]{after}"
         if elem is None:  # a filter: each item's truth is its condition
             helper = "_any_kept" if stop_at else "_all_kept"
             return f"{before}{helper}(m, ({cond} for {v} in {src})){after}"
@@ -1618,9 +1643,7 @@ class CodeGen:
                 or (self.size_of(d.value) > 60 and not once)
                 or not (once or self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
             return None
-        names = [v if plain else self.var() for v, plain in zip(values, simple, strict=True)]
-        made = [t for t, plain in zip(names, simple, strict=True) if not plain]
-        self.argument_names.update(made)
+        names, made, first = self.argument_values(values, simple)
         scope = {prm.name: v for prm, v in zip(params, names, strict=True)}
         scope["$define"] = "1"
         self.roots.append((name, d.value))
@@ -1628,28 +1651,96 @@ class CodeGen:
             body = f"({self.paid_call()} and {self.expr(d.value, scope)})"
         finally:
             self.roots.pop()
-        if not made:
-            return body
-        # each name given its value, and the counts `bag_again` keeps of it forgotten
-        first = "".join(f"({t} := {v}), " for t, v, plain in zip(names, values, simple, strict=True) if not plain)
-        first += "".join(f"({self.hoists[f'_bag({t})']} := _MISS), " for t in made if f"_bag({t})" in self.hoists)
-        return f"({first}{body})[-1]"
+        return self.arguments_first(made, first, body)
 
-    def remembered(self, name: str, values: list[str], scope: dict, call: str) -> str:
+    def argument_values(self, values: list[str], simple: list[bool]) -> tuple[list[str], list[str], list[str]]:
+        """The names a define's body written in place reads its arguments by: each argument that
+        is a name or a number itself; a call remembered in a name (`_held`) that name, worked out
+        first; any other worked out first into a new name. Also the new names, and what is worked
+        out first."""
+        names, made, first = [], [], []
+        for v, plain in zip(values, simple, strict=True):
+            call = None if plain else _KID_CALL.match(v)
+            if call is not None and call.group(1) in self.define_functions:
+                # a call with the caller's own arguments (`hand(p)`): remembered in a name as in
+                # a loop (`remembered`), which every other such call, in place or in a loop, reads
+                args = [a for a in call.group(2).split(", ") if a]
+                v = self.remembered(self.define_functions[call.group(1)], args, {}, v, outside=True)
+            held = None if plain else _held(v)
+            if plain:
+                names.append(v)
+            elif held is not None:  # the same value wherever it is read: its counts kept too
+                names.append(held)
+                first.append(v)
+                self.hoists[f"held {held}"] = held  # (hoists' names are the body's own)
+            else:
+                names.append(self.var())
+                made.append(names[-1])
+                first.append(f"({names[-1]} := {v})")
+                self.argument_names.add(names[-1])
+        return names, made, first
+
+    def arguments_first(self, made: list[str], first: list[str], body: str) -> str:
+        """`body` after the arguments are worked out (`argument_values`), the counts `bag_again`
+        keeps of a new name forgotten whenever it is given a new value."""
+        if not first:
+            return body
+        work = first + [f"({self.hoists[f'_bag({t})']} := _MISS)" for t in made if f"_bag({t})" in self.hoists]
+        return f"({', '.join(work)}, {body})[-1]"
+
+    def remembered(self, name: str, values: list[str], scope: dict, call: str, work: str | None = None,
+                   outside: bool = False) -> str:
         """A call, in a loop of a define's body, of a define whose result is remembered, with
         arguments that stay the same through the loop (the define's own parameters, constants):
         called once; every other time it costs what a remembered call costs (STEPS_PER_CALL), as
-        the memo would give the same result (it only grows while the body is worked out)."""
+        the memo would give the same result (it only grows while the body is worked out).
+        `work`: source doing what `call` does, in place (see `in_place`), used instead of it.
+        `outside`: outside loops too (an argument of a define written in place, `argument_values`)."""
         params = self.p.defines[name].params or ()
-        if not (self.hoists is not None and self.in_loop and not self.in_iterable
+        if not (self.hoists is not None and (self.in_loop or outside) and not self.in_iterable
                 and all(self.param_hashable(prm) for prm in params)
                 and all(_invariant(v) for v in values)):
-            return call
+            return work or call
         held = self.hoists.get(call)
         if held is None:
             held = self.hoists[call] = f"_h{len(self.hoists)}"
             self.hoist_lines.append(f"{held} = _MISS")
-        return f"({held} if {held} is not _MISS and {self.paid_call()} else ({held} := {call}))"
+        return f"({held} if {held} is not _MISS and {self.paid_call()} else ({held} := {work or call}))"
+
+    def in_place(self, name: str, values: list[str]) -> str | None:
+        """A call, in a define's body, of a define whose function only remembers its results in
+        the op's memo (`remembering`): what that function does, written in place. The call is
+        paid for (added to the body's tally), the memo looked up by the same key, and on a miss
+        the define's body is worked out here and remembered under it. No call, and the body is
+        made in the caller's own body, so what it reads or calls with the caller's arguments is
+        read or called once for both (`hoisted`, `remembered`, `bag_again`). The same units
+        paid, the same entries remembered in the same order as the call would make."""
+        d = self.p.defines[name]
+        params = list(d.params or ())
+        if (name not in self.remembering or not self.tallies() or not self.in_loop or len(values) != len(params)
+                or self.size_of(d.value) > _IN_PLACE_SIZE or self.in_place_depth >= _IN_PLACE_DEPTH):
+            return None
+        self.impure()  # (it reads the op's memo)
+        hoists, hoist_lines = dict(self.hoists), list(self.hoist_lines)
+        simple = [v.isidentifier() or _literal_int(v) for v in values]
+        names, made, first = self.argument_values(values, simple)
+        scope = {prm.name: v for prm, v in zip(params, names, strict=True)}
+        scope["$define"] = "1"
+        self.roots.append((name, d.value))
+        self.in_place_depth += 1
+        try:
+            body = self.expr(d.value, scope)
+        finally:
+            self.in_place_depth -= 1
+            self.roots.pop()
+        if len(body) > _IN_PLACE_SOURCE:  # too much to compile again: called (nothing it read ahead kept)
+            self.hoists, self.hoist_lines = hoists, hoist_lines
+            return None
+        found, key = self.var(), self.var()
+        keyed = f"({self.const(name)}, {''.join(a + ', ' for a in names)})"  # the function's key
+        work = (f"({self.paid_call()} and ({found} if ({found} := m.memo.get(({key} := {keyed}), _MISS)) "
+                f"is not _MISS else m.memo.setdefault({key}, {body})))")
+        return self.arguments_first(made, first, work)
 
     def paid_call(self) -> str:
         """Source paying for a call of a define whose result is known (always true). In a define's
@@ -1665,7 +1756,8 @@ class CodeGen:
         remembers (its length and its counts'), added to the body's tally. Also of a name an
         inlined define's argument was worked out into (`inlined` forgets the counts whenever it
         gives the name a new value)."""
-        if self.hoists is None or self.in_iterable or not (_invariant(arg) or arg in self.argument_names):
+        if self.hoists is None or self.in_iterable or not (
+                _invariant(arg) or arg in self.argument_names or f"held {arg}" in self.hoists):
             return None
         key = f"_bag({arg})"
         held = self.hoists.get(key)
@@ -1688,7 +1780,7 @@ class CodeGen:
             if inlined is not None:
                 return inlined
             call = self.kid_call(self.define(name), values)
-            return self.remembered(name, values, scope, call)
+            return self.remembered(name, values, scope, call, self.in_place(name, values))
         if name not in _ARGUMENT_FUNCTIONS:
             self.impure()
         if name in ("any", "all") and len(e.args) == 1 and isinstance(e.args[0], n.Gen):
@@ -1754,6 +1846,7 @@ class CodeGen:
         if name in self.define_names:
             return self.define_names[name]
         fname = self.define_names[name] = f"_d{len(self.define_names)}"
+        self.define_functions[fname] = name
         d = self.p.defines[name]
         params = list(d.params or ())
         args = [f"a{j}" for j in range(len(params))]
@@ -1862,6 +1955,7 @@ class CodeGen:
                    f"b.used - start, r)\n"
                    f"    return r\n")
         elif all(kinds):
+            self.remembering.add(name)
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
                    f"    key = {key}\n"
@@ -2183,6 +2277,11 @@ _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
 # (enums of 5 and 6 members, in the seed games) paid about 17 ms of a cold load (151 ms, the
 # target 150) for 2-3 % more playouts: every item's code is generated and compiled again.
 _UNROLLED_ITEMS = 4
+# The largest define body (in expression nodes) written in place of a remembered call, and how
+# deep such bodies nest (`in_place`): each is generated, and compiled, at every call site.
+_IN_PLACE_SIZE = 60
+_IN_PLACE_DEPTH = 1
+_IN_PLACE_SOURCE = 600  # characters of generated source
 _TALLIED_SEARCH = 64  # the longest constant list an `in` searches paying in a define's tally
 
 
@@ -2208,6 +2307,27 @@ def _invariant(source: str) -> bool:
     parameters (a0, a1, ...), a constant of the namespace (_k3) or a whole number."""
     return ((source[:1] == "a" and source[1:].isdigit()) or (source[:2] == "_k" and source[2:].isdigit())
             or source.lstrip("-").isdigit())
+
+
+_KID_CALL = re.compile(r"(_d\d+)\(m((?:, \w+)*)\)\Z")  # a define's call of names (`kid_call`)
+_HELD = re.compile(rf"\((_h\d+) if \1 is not _MISS and \(_u := _u \+ {STEPS_PER_CALL}\) else \(\1 := ")
+
+
+def _held(source: str) -> str | None:
+    """The name `_hN` when `source` is exactly a call remembered in it (what `remembered` gives):
+    once worked out, that name holds the same value all through the define's body."""
+    match = _HELD.match(source)
+    if match is None:
+        return None
+    depth = 0
+    for i, ch in enumerate(source):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0 and i != len(source) - 1:
+                return None  # the first bracket closes before the end: `(_h1 if ...) + x`
+    return match.group(1)
 
 
 def _only_argument(source: str, helper: str) -> str | None:
