@@ -25,10 +25,13 @@ def test_kept_results_pay_what_working_them_out_pays():
         while not state.is_over:
             state.apply_index(0)
     names = {key[-1][0] for key in kept}
-    # `weight`, `seat` and `base` are kept (by the number of players too); `grows` and
-    # `doubled` read a var, and `named` calls a define: worked out each time
-    assert names == {"weight", "seat", "base"}, names
-    assert "\n".join(game.compiled.generated.source).count("_pure.get(") == 3
+    # `weight`, `seat`, `base` are kept (by the number of players too), and so are `named`,
+    # `inner`, `outer` and `twice`, which call kept ones; `grows` and `doubled` read a var:
+    # worked out each time
+    assert names == {"weight", "seat", "base", "named", "inner", "outer", "twice"}, names
+    assert "\n".join(game.compiled.generated.source).count("_pure.get(") == 7
+    # a kept result of a define calling others holds those calls, to make them again
+    assert all(entry[2] for key, entry in kept.items() if key[-1][0] in ("named", "outer", "twice"))
     assert {key[0] for key in kept} == {2, 3}
 
 

@@ -582,14 +582,45 @@ def _index(o, i, is_bag):
 # (where the slow path reports it at the rule, as for any error). Only plain results are kept
 # (numbers, texts, truths, none: nothing another op could hold and change), at most
 # MAX_PURE_KEPT per game.
+#
+# A pure define may call other pure defines (`CodeGen.pure_callee`). What such a call pays
+# depends on the memo (a result remembered there pays STEPS_PER_CALL only), so the kept
+# entry holds what the body paid besides those calls, and the calls themselves (their memo keys
+# and their own entries' keys), in the order the body made them: a kept result pays its own
+# part, then each call as it would be made again, remembering each result in the memo as the
+# call would (`_replay`). While a pure define is worked out, the calls it makes of other pure
+# defines are noted on its machine (`Machine.calls`), each with what it paid.
 MAX_PURE_KEPT = 10_000
 _PLAIN_RESULTS = frozenset((int, str, bool, type(None)))
 
 
-def _keep_pure(kept: dict, key: tuple, result, paid: int) -> None:
-    """Keep a pure define's result (see MAX_PURE_KEPT) with what working it out paid."""
+def _keep_pure(kept: dict, key: tuple, result, paid: int, calls: list | None = None) -> None:
+    """Keep a pure define's result (see MAX_PURE_KEPT) with what working it out paid: besides
+    the calls of pure defines it made (``calls``: memo key, kept key, what each paid), which
+    are kept to be made again; not when one of those has no kept result to make it from."""
     if result.__class__ in _PLAIN_RESULTS and len(kept) < MAX_PURE_KEPT:
-        kept[key] = (result, paid)
+        if not calls:
+            kept[key] = (result, paid, ())
+            return
+        for call in calls:
+            if call[1] not in kept:
+                return
+            paid -= call[2]
+        kept[key] = (result, paid, tuple((call[0], call[1]) for call in calls))
+
+
+def _replay(b, memo: dict, calls: tuple, kept: dict) -> None:
+    """The calls of pure defines a kept pure define's body made, made again: each pays a call,
+    and, when the memo does not hold its result, what its own kept entry says, remembered there
+    as the call would (see MAX_PURE_KEPT). The budget is checked by the caller, after."""
+    for key, whole in calls:
+        b.used += STEPS_PER_CALL
+        if key not in memo:
+            entry = kept[whole]
+            memo[key] = entry[0]
+            b.used += entry[1]
+            if entry[2]:
+                _replay(b, memo, entry[2], kept)
 
 
 def _paid_text(m, text):
@@ -683,6 +714,7 @@ class CodeGen:
         self.ns["_MISS"] = _MISS
         self.ns["_pure"] = {}  # the kept results of pure defines (see MAX_PURE_KEPT)
         self.known_pure: dict[int, bool] = {}
+        self.known_pure_callee: dict[str, bool] = {}
         self.ns["_STEPS_PER_CALL"] = STEPS_PER_CALL
         self.ns["_MAX_INT"] = MAX_INT
         self.ns["_KEPT"] = {}  # results of defines kept past the memo's forgetting (see `define`)
@@ -1894,9 +1926,30 @@ class CodeGen:
         elif all(kinds) and _scalar(self.type_of(d.value)) and self.pure(d.value):
             # Kept for the whole game, by the arguments (their classes too: 1 and True are one
             # key to a dict) and the number of players (see MAX_PURE_KEPT), and in the memo.
+            # A body calling pure defines notes their calls while it is worked out, and a kept
+            # result makes them again (`_replay`); every pure define tells what it paid to the
+            # one working it out, if any.
             classes = "".join(f"type({a}), " for a in args)
+            if self.calls_define(d.value):
+                worked = (f"            outer = m.calls\n"
+                          f"            m.calls = calls = []\n"
+                          f"            try:\n"
+                          f"{work('                ', 'r = memo[key]')}"
+                          f"            finally:\n"
+                          f"                m.calls = outer\n"
+                          f"            _keep_pure(_pure, whole, r, b.used - before, calls)\n")
+                again = ("            if kept[2]:\n"
+                         "                _replay(b, memo, kept[2], _pure)\n")
+            else:
+                worked = (f"{work('            ', 'r = memo[key]')}"
+                          f"            _keep_pure(_pure, whole, r, b.used - before)\n")
+                again = ""
             src = (f"def {fname}(m{arglist}):\n"
-                   f"{pay_call}"
+                   f"    b = m.budget\n"
+                   f"    start = b.used\n"
+                   f"    b.used += {STEPS_PER_CALL}\n"
+                   f"    if b.used > b.limit:\n"
+                   f"        m.charge(0)\n"
                    f"    key = {key}\n"
                    f"    memo = m.memo\n"
                    f"    r = memo.get(key, _MISS)\n"
@@ -1905,13 +1958,15 @@ class CodeGen:
                    f"        kept = _pure.get(whole)\n"
                    f"        if kept is None:\n"
                    f"            before = b.used\n"
-                   f"{work('            ', 'r = memo[key]')}"
-                   f"            _keep_pure(_pure, whole, r, b.used - before)\n"
+                   f"{worked}"
                    f"        else:\n"
                    f"            r = memo[key] = kept[0]\n"
                    f"            b.used += kept[1]\n"
+                   f"{again}"
                    f"            if b.used > b.limit:\n"
                    f"                m.charge(0)\n"
+                   f"    if m.calls is not None:\n"
+                   f"        m.calls.append((key, (m.s.num_players, {classes}key), b.used - start))\n"
                    f"    return r\n")
         elif self.unrepeated(name) and reads is None:
             # Never called twice with the same arguments while the memo keeps results
@@ -2178,8 +2233,7 @@ class CodeGen:
         """Whether `e` depends on nothing but its define's arguments and what a game never
         changes: its constants, options, cards' printed values, number of players (see
         MAX_PURE_KEPT; only a define whose type is plain is kept, as only plain results are).
-        No define is called in it (a call remembered in the memo would make a later call of it,
-        while the memo keeps it, pay less than a kept result says)."""
+        The defines called in it are pure too (`pure_callee`)."""
         known = self.known_pure.get(id(e))
         if known is None:
             known = self.known_pure[id(e)] = self._pure(e)
@@ -2194,12 +2248,16 @@ class CodeGen:
             cat, name = self.p.resolved.get(id(e), ("local", e.id))
             if cat == "builtin":
                 return name in ("players", "player_count")
+            if cat == "define":
+                return self.pure_callee(name)
             return cat in ("local", "const", "option", "member", "choice", "kind", "side", "token",
                            "modifier", "enum")
         if isinstance(e, n.Attr):
             return self.p.resolved.get(id(e), ("dynamic",))[0] == "field" and self.pure(e.obj)
         if isinstance(e, n.Call):
             cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            if cat == "define":
+                return not e.kwargs and all(self.pure(a) for a in e.args) and self.pure_callee(name)
             return (cat == "builtin" and (name in _ARGUMENT_FUNCTIONS or name in _SEAT_FUNCTIONS) and not e.kwargs
                     and all(self.pure(a) for a in e.args))
         if isinstance(e, n.Gen):
@@ -2209,6 +2267,36 @@ class CodeGen:
         if isinstance(e, (n.Index, n.BinOp, n.Compare, n.BoolOp, n.Not, n.Neg, n.Cond, n.Is, n.ListLit)):
             return all(self.pure(x) for x in _subexpressions(e))
         return False
+
+    def pure_callee(self, name: str) -> bool:
+        """Whether define `name` may be called in a pure define's body: its body pure, and either
+        kept for the game itself (its arguments hashable, its type plain: its calls tell what
+        they paid, see MAX_PURE_KEPT) or paying nothing (a call of it pays STEPS_PER_CALL, what
+        the memo holds or not)."""
+        known = self.known_pure_callee.get(name)
+        if known is None:
+            self.known_pure_callee[name] = False  # (the checker refuses recursive defines; this only ends a loop)
+            d = self.p.defines[name]
+            known = (all(self.param_hashable(prm) for prm in d.params or ()) and self.pure(d.value)
+                     and (self.free(d.value) or _scalar(self.type_of(d.value))))
+            self.known_pure_callee[name] = known
+        return known
+
+    def calls_define(self, e) -> bool:
+        """Whether a pure expression calls a define (see `_pure` for the kinds it may have)."""
+        if isinstance(e, n.Name):
+            return self.p.resolved.get(id(e), ("local", e.id))[0] == "define"
+        if isinstance(e, n.Call) and self.p.resolved.get(id(e), ("builtin", e.func))[0] == "define":
+            return True
+        if isinstance(e, n.Attr):
+            return self.calls_define(e.obj)
+        if isinstance(e, n.Call):
+            return any(self.calls_define(a) for a in e.args)
+        if isinstance(e, n.Gen):
+            return any(self.calls_define(x) for x in (e.elem, e.source, e.cond) if x is not None)
+        if isinstance(e, n.Template):
+            return any(not isinstance(p, str) and self.calls_define(p) for p in e.parts)
+        return any(self.calls_define(x) for x in _subexpressions(e))
 
     def param_hashable(self, prm: n.Param) -> bool | None:
         """Whether a define parameter's declared type makes its values hashable."""

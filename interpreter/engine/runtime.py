@@ -85,7 +85,7 @@ def _op_at(code: list, pc: int) -> Any:
 
 
 class Machine:
-    __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos",
+    __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos", "calls",
                  "seed_mode")
 
     def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None,
@@ -105,6 +105,9 @@ class Machine:
         # menu's cost paid). A machine belongs to one state: a clone or a restored state gets its
         # own (api._carry_out makes a new one when the state is not the machine's).
         self.memo: dict = {}
+        # While a pure define of the generated code is worked out, the calls of pure defines it
+        # makes (codegen.MAX_PURE_KEPT); None otherwise.
+        self.calls: list | None = None
         self.branch: Branch | None = None  # the simultaneous branch being run, if any
         self.log_chars: int | None = None  # characters in the game's log, once counted (see `log`)
         self.journal: Journal | None = None  # set by State.apply: what to undo if the action fails
