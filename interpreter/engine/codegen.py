@@ -1563,6 +1563,16 @@ class CodeGen:
         src, tally = self.known_iteration(src, 0)
         if tally:  # (the tally's check, as a statement: `X and ` without its `and`)
             out.append(f"{ind}{tally[:-len(' and ')]}")
+        if src == f"_iter(m, {source})":  # (`_iter` written out: a call per item of an outer loop)
+            items = self.var()
+            out += [f"{ind}{items} = {source}",
+                    f"{ind}if {items}:",
+                    f"{ind}    b.used += len({items})",
+                    f"{ind}    if b.used > b.limit:",
+                    f"{ind}        m.charge(0)",
+                    f"{ind}else:",
+                    f"{ind}    {items} = ()"]
+            src = items
         out.append(f"{ind}{count} = 0")
         out.append(f"{ind}{truth} = {not stop_at}")
         out.append(f"{ind}for {v} in {src}:")
