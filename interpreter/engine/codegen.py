@@ -1536,8 +1536,9 @@ class CodeGen:
         an item's value) written as loops in the define's function, into the lines `out`: the
         name holding its truth, or None when it is not one (`truth_of_gen` decides, as for the
         expression). Generators and `_items_until` calls per item cost most of such a body (a
-        line of marks found among constant lines); the loops pay exactly what they pay, at the
-        same moments: each item's iterable as it starts, each item looked at when its loop stops."""
+        line of marks found among constant lines); the loops pay exactly what they pay, within
+        the same expression: each loop's items looked at when it stops, with its iteration when
+        that is `_iter`'s (a list worked out here; a constant list or a range is paid before)."""
         if not (isinstance(e, n.Call) and len(e.args) == 1 and isinstance(e.args[0], n.Gen)):
             return None
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
@@ -1563,16 +1564,13 @@ class CodeGen:
         src, tally = self.known_iteration(src, 0)
         if tally:  # (the tally's check, as a statement: `X and ` without its `and`)
             out.append(f"{ind}{tally[:-len(' and ')]}")
+        paid = ""  # what the items' iteration pays, paid with the items looked at (see below)
         if src == f"_iter(m, {source})":  # (`_iter` written out: a call per item of an outer loop)
             items = self.var()
             out += [f"{ind}{items} = {source}",
-                    f"{ind}if {items}:",
-                    f"{ind}    b.used += len({items})",
-                    f"{ind}    if b.used > b.limit:",
-                    f"{ind}        m.charge(0)",
-                    f"{ind}else:",
+                    f"{ind}if not {items}:",
                     f"{ind}    {items} = ()"]
-            src = items
+            src, paid = items, f"len({items}) + "
         out.append(f"{ind}{count} = 0")
         out.append(f"{ind}{truth} = {not stop_at}")
         out.append(f"{ind}for {v} in {src}:")
@@ -1591,10 +1589,13 @@ class CodeGen:
         out.append(f"{body}if {'' if stop_at else 'not '}{elem}:")
         out.append(f"{body}    {truth} = {stop_at}")
         out.append(f"{body}    break")
-        out.append(f"{ind}if {count}:")
-        out.append(f"{ind}    b.used += {count} * 2")
-        out.append(f"{ind}    if b.used > b.limit:")
-        out.append(f"{ind}        m.charge(0)")
+        # (the iteration, as `_iter` pays it, and each item looked at, paid when the loop stops:
+        # one payment for both, the same total; the items pay their own work as they go, so
+        # the budget is at most the list's length behind, and an overrun fails here and the
+        # reference, run again, reports it at its rule)
+        out.append(f"{ind}b.used += {paid}{count} * 2")
+        out.append(f"{ind}if b.used > b.limit:")
+        out.append(f"{ind}    m.charge(0)")
         return truth
 
     def unrolled(self, e: n.Gen, src: str, scope: dict) -> str | None:
