@@ -147,19 +147,19 @@ class GameState:
         copy.active = self.active
         copy.round = self.round
         copy.turn = self.turn
-        copy.once = self.once[:]
+        copy.once = self.once[:] if self.once else []  # (usually empty: a new list costs less than a slice)
         copy.lasting = [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting] if self.lasting else []
         copy.over = self.over
         copy.decisions = self.decisions
-        copy.log = self.log[:]
-        copy.actions = self.actions[:]
+        copy.log = self.log[:] if self.log else []  # (empty in a new game)
+        copy.actions = self.actions[:] if self.actions else []
         copy.branches = [_copy_branch(b) for b in self.branches] if self.branches else []
         copy.cells = {k: v[:] for k, v in self.cells.items()} if self.cells else {}
         copy.known = self.known.copy()
         copy.chance = self.chance
         copy.unordered = {k: v[:] for k, v in self.unordered.items()} if self.unordered else {}
         copy.chance_at = self.chance_at
-        copy.tape = self.tape[:]
+        copy.tape = self.tape[:] if self.tape else []
         return copy
 
 
