@@ -1531,14 +1531,17 @@ class CodeGen:
         kept = f" if {cond}" if cond is not None else ""
         return f"{before}_items_until(m, ({elem} for {v} in {src}{kept}), 2, {stop_at}){after}"
 
-    def truth_loops(self, e, scope: dict, out: list[str], ind: str) -> str | None:
+    def truth_loops(self, e, scope: dict, out: list[str], ind: str, listed: str | None = None) -> str | None:
         """any() or all() of a comprehension that is a define's whole body (or, inside one such,
         an item's value) written as loops in the define's function, into the lines `out`: the
         name holding its truth, or None when it is not one (`truth_of_gen` decides, as for the
         expression). Generators and `_items_until` calls per item cost most of such a body (a
         line of marks found among constant lines); the loops pay exactly what they pay, within
         the same expression: each loop's items looked at when it stops, with its iteration when
-        that is `_iter`'s (a list worked out here; a constant list or a range is paid before)."""
+        that is `_iter`'s (a list worked out here; a constant list or a range is paid before).
+        `listed`: the name of the item of an outer loop over a constant list of lists, when
+        there is one; a loop over that item adds what it pays to the body's tally (paid when the
+        body ends, see `define`): the constant bounds it, and its items pay their own work."""
         if not (isinstance(e, n.Call) and len(e.args) == 1 and isinstance(e.args[0], n.Gen)):
             return None
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
@@ -1565,7 +1568,13 @@ class CodeGen:
         if tally:  # (the tally's check, as a statement: `X and ` without its `and`)
             out.append(f"{ind}{tally[:-len(' and ')]}")
         paid = ""  # what the items' iteration pays, paid with the items looked at (see below)
-        if src == f"_iter(m, {source})":  # (`_iter` written out: a call per item of an outer loop)
+        constant = self.known(src) if tally else None
+        lists = (v if constant is not None and all(type(x) is list for x in constant)
+                 and sum(map(len, constant)) <= MAX_ITEMS else None)  # (for the loops inside)
+        tallied = listed is not None and source == listed and src == f"_iter(m, {source})"
+        if tallied:  # an item of a constant list of lists: a list, paid for with the tally
+            src, paid = source, f"len({source}) + "
+        elif src == f"_iter(m, {source})":  # (`_iter` written out: a call per item of an outer loop)
             items = self.var()
             out += [f"{ind}{items} = {source}",
                     f"{ind}if not {items}:",
@@ -1581,7 +1590,7 @@ class CodeGen:
                 out.append(f"{body}if not {self.expr(g.cond, inner_scope)}:")
                 out.append(f"{body}    continue")
             out.append(f"{body}{count} += 1")
-            elem = self.truth_loops(g.elem, inner_scope, out, body)
+            elem = self.truth_loops(g.elem, inner_scope, out, body, lists)
             if elem is None:
                 elem = self.expr(g.elem, inner_scope)
         finally:
@@ -1593,6 +1602,9 @@ class CodeGen:
         # one payment for both, the same total; the items pay their own work as they go, so
         # the budget is at most the list's length behind, and an overrun fails here and the
         # reference, run again, reports it at its rule)
+        if tallied:
+            out.append(f"{ind}(_u := _u + {paid}{count} * 2)")
+            return truth
         out.append(f"{ind}b.used += {paid}{count} * 2")
         out.append(f"{ind}if b.used > b.limit:")
         out.append(f"{ind}    m.charge(0)")
