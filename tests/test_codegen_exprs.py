@@ -53,7 +53,9 @@ def test_tallied_bodies_play_as_the_reference(tmp_path):
 
     (tmp_path / "game.rules").write_text(TALLIES)
     source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
-    assert "(_u := _u + len(a1) + len(" in source  # bag(have) counted once, paid for at each use
+    # bag(have) counted once, and what it pays (the list's length and its counts') paid at each use
+    assert re.search(r"\((_h\d+)p := len\(a1\) \+ len\(\1\)\)", source)
+    assert re.search(r"\((_h\d+) if \1p and \(_u := _u \+ \1p\)", source)
     assert "_mul(2, 0)" not in source
     assert ")[-1]" in source  # `short` written in place, its list worked out first into a name
     assert "[0, 1, 2, 3]" in source and "in range(3, 2)" in source  # ranges (to and with 3): paid for here
@@ -350,7 +352,7 @@ flow:
 
 def test_remembered_calls_in_loops_are_written_in_place(tmp_path):
     """A call, in a loop of a define's body, of a define that only remembers its results in the
-    op's memo is written in place (the memo looked up by the same key, the body worked out there
+    define memo is written in place (the memo looked up by the same key, the body worked out there
     on a miss), a call remembered in a name is given as that name (its counts made once), and a
     comprehension over a call's result works the call out first: the games, their logs and the
     work paid at every action are the reference's."""

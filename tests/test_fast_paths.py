@@ -44,6 +44,25 @@ def test_value_size_refuses_too_big_on_the_fast_path():
         value_size(big)
 
 
+@pytest.mark.parametrize("value", [
+    [], [1, [2, 3]], [[[1, 2], [3]], []], [[[1], "a", {"k": 2}], {"x": [1, 2]}], {"a": [[1], [2, 3]]},
+    [[[]]], [[[[1]]]], [[[1, [2]]]], [[["a"] * 3] * 4] * 2, [{"x": {"y": 1}}, [[None]]],
+])
+def test_size_counts_three_levels_as_the_walk(value):
+    """`_size` (what the generated code pays for a list or map it builds) counts a list of lists
+    of lists itself, and hands deeper ones to the walk: the same number either way."""
+    assert codegen._size(value) == value_size(value) == _walk_size(value)
+
+
+def test_size_refuses_too_big_at_three_levels_as_the_walk():
+    big = [[[0] * (MAX_ITEMS // 4 + 1)] * 2] * 2
+    with pytest.raises(RuleRuntimeError, match="more than") as fast:
+        codegen._size(big)
+    with pytest.raises(RuleRuntimeError, match="more than") as walked:
+        value_size(big)
+    assert str(fast.value) == str(walked.value)
+
+
 class _M:
     """The part of a Machine the generated helpers use: a budget and a memo."""
 

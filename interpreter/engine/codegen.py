@@ -114,12 +114,20 @@ def _items_paid_flat(m, v):
 
 def _size(x) -> int:
     """What `charge_value` charges for a list or map (its items, nested ones too), refusing one
-    too big as it does; lists of plain items and lists of such lists without a walk."""
+    too big as it does; lists of plain items, lists of such lists and lists of those (three
+    levels: far inside MAX_VALUE_DEPTH) without a walk."""
     total = len(x)
     for v in (x.values() if x.__class__ is dict else x):
         if v.__class__ in _CONTAINERS:
-            if not _CONTAINERS.isdisjoint(map(type, v.values() if v.__class__ is dict else v)):
-                return value_size(x)
+            items = v.values() if v.__class__ is dict else v
+            if not _CONTAINERS.isdisjoint(map(type, items)):
+                for w in items:  # a third level: counted the same way, if it is the last
+                    if w.__class__ in _CONTAINERS:
+                        if not _CONTAINERS.isdisjoint(map(type, w.values() if w.__class__ is dict else w)):
+                            return value_size(x)
+                        total += len(w)
+                        if total > MAX_ITEMS:
+                            break
             total += len(v)
             if total > MAX_ITEMS:  # stop at once: the items may be one huge list many times over
                 break
@@ -736,7 +744,7 @@ class CodeGen:
         self.field_bounds: dict[tuple[str, bool], int | None] = {}
         self.define_names: dict[str, str] = {}
         self.define_functions: dict[str, str] = {}  # the reverse: a define's function -> its name
-        self.remembering: set[str] = set()  # defines whose function only remembers results in the op's memo
+        self.remembering: set[str] = set()  # defines whose function only remembers results in the define memo
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.filters: list[types.FunctionType] = []
@@ -1740,7 +1748,7 @@ class CodeGen:
         keeps of a new name forgotten whenever it is given a new value."""
         if not first:
             return body
-        work = first + [f"({self.hoists[f'_bag({t})']} := _MISS)" for t in made if f"_bag({t})" in self.hoists]
+        work = first + [f"({self.hoists[f'_bag({t})']}p := 0)" for t in made if f"_bag({t})" in self.hoists]
         return f"({', '.join(work)}, {body})[-1]"
 
     def remembered(self, name: str, values: list[str], scope: dict, call: str, work: str | None = None,
@@ -1763,19 +1771,20 @@ class CodeGen:
         return f"({held} if {held} is not _MISS and {self.paid_call()} else ({held} := {work or call}))"
 
     def in_place(self, name: str, values: list[str]) -> str | None:
-        """A call, in a define's body, of a define whose function only remembers its results in
-        the op's memo (`remembering`): what that function does, written in place. The call is
-        paid for (added to the body's tally), the memo looked up by the same key, and on a miss
-        the define's body is worked out here and remembered under it. No call, and the body is
-        made in the caller's own body, so what it reads or calls with the caller's arguments is
-        read or called once for both (`hoisted`, `remembered`, `bag_again`). The same units
-        paid, the same entries remembered in the same order as the call would make."""
+        """A call, in a loop of a define's body, of a define whose function only remembers its
+        results in the define memo (`remembering`, Machine.memo): what that function does, written
+        in place. The call is paid for (added to the body's tally), the memo looked up by the same
+        key, and on a miss the define's body is worked out here and remembered under it. No
+        call, and the body is made in the caller's own body, so what it reads or calls with the
+        caller's arguments is read or called once for both (`hoisted`, `remembered`,
+        `bag_again`). The same units paid, the same entries remembered in the same order as the
+        call would make."""
         d = self.p.defines[name]
         params = list(d.params or ())
         if (name not in self.remembering or not self.tallies() or not self.in_loop or len(values) != len(params)
                 or self.size_of(d.value) > _IN_PLACE_SIZE or self.in_place_depth >= _IN_PLACE_DEPTH):
             return None
-        self.impure()  # (it reads the op's memo)
+        self.impure()  # (it reads the define memo)
         hoists, hoist_lines = dict(self.hoists), list(self.hoist_lines)
         simple = [v.isidentifier() or _literal_int(v) for v in values]
         names, made, first = self.argument_values(values, simple)
@@ -1818,10 +1827,11 @@ class CodeGen:
         held = self.hoists.get(key)
         if held is None:
             held = self.hoists[key] = f"_h{len(self.hoists)}"
-            self.hoist_lines.append(f"{held} = _MISS")
-        # (an empty list's counts pay nothing, as the tally's 0 says: made again, as `_bag` does)
-        return (f"({held} if {held} is not _MISS and (_u := _u + len({arg}) + len({held})) "
-                f"else ({held} := _bag_flat(m, {arg})))")
+            self.hoist_lines.append(f"{held}p = 0")
+        # `{held}p`: what a use pays once they are made (0 before: an empty list's counts pay
+        # nothing, as that 0 says: made again, as `_bag` does)
+        return (f"({held} if {held}p and (_u := _u + {held}p) "
+                f"else (({held} := _bag_flat(m, {arg})), ({held}p := len({arg}) + len({held})))[0])")
 
     def is_range(self, e) -> bool:
         return (isinstance(e, n.Call) and len(e.args) == 2
@@ -2033,6 +2043,8 @@ class CodeGen:
                    f"b.used - start, r)\n"
                    f"    return r\n")
         elif all(kinds):
+            # (`in_place` writes this lookup, key and store in place of its calls in loops of
+            # other defines' bodies: the two change together)
             self.remembering.add(name)
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
