@@ -367,3 +367,14 @@ def test_no_rule_file_can_run_python_or_touch_files(tmp_path):
     assert not marker.exists()
 
 
+
+
+def test_a_fail_without_a_message_still_says_what_happened(tmp_path):
+    """`fail ""` (found by the grammar-generated files) stops the game with an error that says
+    something, at the statement's position: an error message is never empty."""
+    from interpreter.engine.runtime import RuleRuntimeError
+
+    (tmp_path / "game.rules").write_text('game "G"\nflow:\n    fail "  "\n')
+    with pytest.raises(RuleRuntimeError) as info:
+        interpreter.load(str(tmp_path), cache=False).new_game(players=1, seed=0)
+    assert info.value.pos.line == 3 and "`fail` that gives no message" in info.value.bare_message

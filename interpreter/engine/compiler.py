@@ -902,7 +902,8 @@ class _Compiler:
             log.changes = False  # type: ignore[attr-defined] - the log and the frame's pc
             ops.append(_wrap(log, pos, ("log", f) if audience is None else ("advance",)))
         elif isinstance(s, n.Fail):
-            text = s.text
+            # (an error always says something: `fail ""` is reported as what it is)
+            text = s.text if s.text.strip() else "the rules reached a `fail` that gives no message"
 
             def fail(m, fr):
                 raise RuleRuntimeError(text, pos)
