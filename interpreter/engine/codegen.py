@@ -2440,33 +2440,30 @@ def _held(source: str) -> str | None:
     """The name `_hN` when `source` is exactly a call remembered in it (what `remembered` gives):
     once worked out, that name holds the same value all through the define's body."""
     match = _HELD.match(source)
-    if match is None:
+    if match is None or not _first_bracket_ends(source):  # not `(_h1 if ...) + x`
         return None
-    depth = 0
-    for i, ch in enumerate(source):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0 and i != len(source) - 1:
-                return None  # the first bracket closes before the end: `(_h1 if ...) + x`
     return match.group(1)
 
 
 def _only_argument(source: str, helper: str) -> str | None:
     """`x` when `source` is exactly `helper(m, x)` (one call around all of it), else None."""
     head = f"{helper}(m, "
-    if not (source.startswith(head) and source.endswith(")")):
-        return None
+    if not (source.startswith(head) and source.endswith(")") and _first_bracket_ends(source)):
+        return None  # (or the call closes before the end: `helper(m, a) + b`)
+    return source[len(head):-1]
+
+
+def _first_bracket_ends(source: str) -> bool:
+    """Whether the first bracket opened in generated `source` closes at its last character."""
     depth = 0
     for i, ch in enumerate(source):
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
-            if depth == 0 and i != len(source) - 1:
-                return None  # the call closes before the end: `helper(m, a) + b`
-    return source[len(head):-1]
+            if depth == 0:
+                return i == len(source) - 1
+    return False
 
 
 def _always_bool(e) -> bool:
