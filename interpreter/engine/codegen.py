@@ -1503,6 +1503,19 @@ class CodeGen:
         charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
         return f"{charged}(m, {before}[{elem} for {v} in {src}{cond}]{after})"
 
+    def iterated(self, source_node, scope: dict) -> tuple[str, str]:
+        """The source of a loop of any() or all(), and the items it goes over, paid for as `_iter`
+        pays: a flat list paid for by its length and iterated in one call, a range's numbers
+        never made into a list."""
+        source = self.expr(source_node, scope)
+        inner = _only_argument(source, "_paid_flat")
+        if inner is None:
+            return source, f"_iter(m, {source})"
+        if self.is_range(source_node):
+            low, high = (self.expr(a, scope) for a in source_node.args)
+            return source, f"_iter_range(m, {low}, {high})"
+        return source, f"_iter_paid_flat(m, {inner})"
+
     def truth_of_gen(self, e: n.Gen, stop_at: bool, scope: dict) -> str | None:
         """any() (`stop_at` True) or all() of a comprehension, stopping at the deciding item, as
         the reference's `truth_of_gen` does and pays; None (the reference's closure does it) when
@@ -1512,12 +1525,7 @@ class CodeGen:
             return None
         step = self.iterable()
         try:
-            source = self.expr(e.source, scope)
-            inner = _only_argument(source, "_paid_flat")
-            src = f"_iter_paid_flat(m, {inner})" if inner is not None else f"_iter(m, {source})"
-            if self.is_range(e.source) and inner is not None:
-                low, high = (self.expr(a, scope) for a in e.source.args)
-                src = f"_iter_range(m, {low}, {high})"  # the numbers, never made into a list
+            src = self.iterated(e.source, scope)[1]
         finally:
             self.in_iterable -= step
         v = self.var()
@@ -1561,12 +1569,7 @@ class CodeGen:
         stop_at = name == "any"
         self.in_iterable += 1
         try:
-            source = self.expr(g.source, scope)
-            inner = _only_argument(source, "_paid_flat")
-            src = f"_iter_paid_flat(m, {inner})" if inner is not None else f"_iter(m, {source})"
-            if self.is_range(g.source) and inner is not None:
-                low, high = (self.expr(a, scope) for a in g.source.args)
-                src = f"_iter_range(m, {low}, {high})"
+            source, src = self.iterated(g.source, scope)
         finally:
             self.in_iterable -= 1
         v = self.var()
