@@ -1128,8 +1128,8 @@ class State:
                 and (branch is None or _in_merged_order(s.branches, branch))):
             undo = None
             n_actions, n_log, decisions, rng = len(s.actions), len(s.log), s.decisions, s.rng
-            if branch is not None:  # (what the part itself listed and logged before this action)
-                n_actions = (n_actions, s.branches, branch, len(branch.actions), len(branch.log))
+            # in a part of a `simultaneously` step: the parts, and what this one listed and logged
+            part = None if branch is None else (s.branches, branch, len(branch.actions), len(branch.log))
         else:
             if branch is not None and self._lineage is s and not _in_merged_order(s.branches, branch):
                 self._lineage = None  # (see above)
@@ -1199,33 +1199,34 @@ class State:
                 raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
                                        getattr(op, "pos", None)) from None
         except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
-            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng))
+            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng, part))
             s.chance_at = [[p.player, index, p.serial], need.key, need.cards]
             s.tape = []
         except RuleRuntimeError as err:
-            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng))
+            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng, part))
             if err.pos is None:  # raised by a `resume`: the choice is where it happened
                 frame = (branch.stack if branch is not None else s.stack)[-1]
                 raise RuleRuntimeError(err.bare_message, getattr(g.codes[frame.code][frame.pc], "pos", None)) from None
             raise
         except BaseException:  # anything else: never leave half an action
-            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng))
+            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng, part))
             raise
         return undo
 
     def _put_back(self, undo: Undo | None, before: Any) -> None:
         """Undo a failed action: by its Undo, or, when it had none, by playing the state's game
         again from its seed up to where the action began (``before``: what the state's actions,
-        log, decision count and generator were then, checked against the game played again)."""
+        log, decision count and generator were then, and in a `simultaneously` part the parts and what
+        the acting one had listed and logged, checked against the game played again)."""
         s = self._s
         if undo is not None:
             undo.restore(s)
             return
         self.game._replays += 1
-        n_actions, n_log, decisions, rng = before
+        n_actions, n_log, decisions, rng, part = before
         parts: list = []
-        if n_actions.__class__ is tuple:  # an action in a part of a `simultaneously` step
-            n_actions, branches, acting, n_part_actions, n_part_log = n_actions
+        if part is not None:  # an action in a part of a `simultaneously` step
+            branches, acting, n_part_actions, n_part_log = part
             # each part as it stood: the acting one without what this action listed and logged
             # (a failure may have ended the step since, but the parts' own lists are intact)
             parts = [(b.actions[:n_part_actions], b.log[:n_part_log]) if b is acting else (b.actions[:], b.log[:])
