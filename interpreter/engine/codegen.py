@@ -48,7 +48,7 @@ from .budget import (
     check_int,
     value_size,
 )
-from .cache import compile_cached, load_generated, store_generated
+from .cache import cache_dir, compile_cached, load_generated, store_generated
 from .runtime import FUNCTIONS, RULE_FAULTS
 
 if TYPE_CHECKING:
@@ -928,7 +928,16 @@ class CodeGen:
         return any(self.reads_zones(x) for x in _subexpressions(e))
 
     def finish(self) -> None:
-        """One compile() for the whole module; every function handed out gets its real code."""
+        """One compile() for the whole module; every function handed out gets its real code.
+
+        Without the on-disk cache each function is compiled when it is first called instead
+        (``_compile_on_call``): compile() is a third of a cold load, and a game calls about half
+        of its functions in a whole playout (an option not chosen, an error's wording, a rare
+        card). With the cache the module is compiled whole, once, and its code kept for the next
+        load, which then compiles nothing."""
+        if self.replay is None and (not self.cache or cache_dir() is None):
+            self._compile_on_call()
+            return
         if self.replay is not None:
             code = self.replay[0]
             if len(self.functions) != len(self.body_names):
@@ -944,6 +953,40 @@ class CodeGen:
             fn.__defaults__ = (i,)
         for i, fn in enumerate(self.filters):
             fn.__code__ = self.ns[f"_f{i}"].__code__
+
+    def _compile_on_call(self) -> None:
+        """Give every function the code `_first_call`: on its first call it compiles the source
+        of its body (alone, at its line in the whole module, so positions in a profile or a
+        traceback are what one compile() gives), takes that code for good and goes on."""
+        sources: dict[str, str] = {}
+        line = 1
+        for src in self.source:
+            sources[src[4:src.index("(")]] = "\n" * (line - 1) + src  # (blank lines cost compile() nothing)
+            line += src.count("\n") + 1
+        codes: dict[str, types.CodeType] = {}
+        made_defaults: dict[str, tuple | None] = {}
+
+        def compiled(fn: types.FunctionType, body: str) -> types.FunctionType:
+            code = codes.get(body)
+            if code is None:
+                made: dict[str, Any] = {}
+                exec(compile(sources[body], "<rulelang generated>", "exec"), self.ns, made)  # noqa: S102 - see the module doc
+                code = codes[body] = made[body].__code__
+                made_defaults[body] = made[body].__defaults__
+            fn.__code__ = code
+            fn.__kwdefaults__ = None
+            if fn.__defaults__ is None:  # (an expression's function has its index as its default)
+                fn.__defaults__ = made_defaults[body]
+            return fn
+
+        self.ns["_compiled"] = compiled
+        for fn, name, i in self.functions:  # expressions: by index, several may share one body
+            _first_call_of(fn, name).__defaults__ = (i,)
+        for i, fn in enumerate(self.filters):
+            self.ns[f"_f{i}"] = _first_call_of(fn, f"_f{i}")
+        for name in sources:  # defines (and the bodies above), called by name from generated code
+            if name not in self.ns:
+                self.ns[name] = _first_call_of(types.FunctionType(_first_call.__code__, self.ns, name), name)
 
     # ---- replay (see __init__)
     def made(self, recipe: tuple, value: Any) -> str:
@@ -2476,6 +2519,19 @@ def _always_bool(e) -> bool:
 
 def _placeholder(m, L):  # the code every generated function has until finish() gives it its own
     raise AssertionError("generated code used before it was compiled")
+
+
+def _first_call(*args, _self=None, _body=""):  # a function's code until it is first called (see below)
+    return _compiled(_self, _body)(*args)  # type: ignore[name-defined] # noqa: F821 - in the module's namespace
+
+
+def _first_call_of(fn: types.FunctionType, body: str) -> types.FunctionType:
+    """`fn`, to compile the source of `body` when it is first called (``CodeGen._compile_on_call``):
+    the function object stays the same, so whatever holds it (an op, another function) gets
+    the real code from then on without asking again."""
+    fn.__code__ = _first_call.__code__
+    fn.__kwdefaults__ = {"_self": fn, "_body": body}
+    return fn
 
 
 def _path(root, target) -> list[int] | None:
