@@ -387,3 +387,45 @@ def test_running_out_inside_a_body_written_in_place_fails_where_the_reference_do
     gen = _failure(tmp_path, "codegen")
     assert gen == ref
     assert "game.rules:4:" in gen and "steps" in gen, gen  # inside `one`, written in `many`
+
+
+SITES = '''game "Sites"
+players 2 to 2
+kind coin:
+    worth: int
+cards coin (name, worth):
+    "Copper", 1
+    "Silver", 2
+    "Gold", 3
+zone purse: public
+zone street: public
+var site per card: card = none
+var held: card = none
+var score per player: int = 0
+define coins_at(m: card) = [c in street where c.site == m]
+define unplaced = count(c in street where c.site == none)
+setup:
+    move cards(coin) to street
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose c in street where count(coins_at(c)) < 2 by p label "{c.name} {count(coins_at(c))}"
+                choose d in street by p
+                set d.site = c
+                set p.score += count(coins_at(c)) + unplaced + (1 if held.site == none else 0)
+                set held = d
+'''
+
+
+def test_a_var_of_cards_read_through_the_cards_table_plays_as_the_reference(tmp_path):
+    """A var of cards read by a table of every card's key (no text made per read), for cards and
+    for a card that is none (no key of the table: what the reference reads, the var's first
+    value, without the slow path): the games, their logs and the work paid are the reference's."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(SITES)
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    assert "f'{" not in source and re.search(r"m\.s\.vars\.get\(_k\d+\.get\(", source)
+    for seed in range(6):
+        assert play_both(str(tmp_path), (), 2, seed) > 0

@@ -508,6 +508,7 @@ _UNKEPT = re.compile(r"m\.s\.|m\.token_count|_refs|\bL\[|\b_d\d+\(|_no_value")
 # entry holds the values its body read and its result, lists of at most KEPT_ITEMS items each.
 KEPT_MAX = 10_000
 KEPT_ITEMS = 256
+_CARD_KEY_TABLE = 2_000  # the most cards for which a var of cards has a table of its keys (`CodeGen.key`)
 
 _FUSED_1 = {"count": "_count", "sum": "_sum", "bag": "_bag", "any": "_any", "all": "_all"}
 _FUSED_FLAT = {"count": "_count_flat", "sum": "_sum_flat", "any": "_any_flat", "all": "_all_flat",
@@ -1406,6 +1407,16 @@ class CodeGen:
                 table = self.seat_keys[prefix] = self.const(
                     {seat: f"{prefix}{seat}" for seat in range(self.p.max_players)})
             return f"{table}[{self.expr(e, scope)}]"
+        if self.type_of(e) == "card" and self.card_attrs is not None and len(self.card_attrs) <= _CARD_KEY_TABLE:
+            # A card's key from a table of every card's, made once, as a seat's above (a search
+            # of a zone by a var of its cards made a new text per card). None, or a value that
+            # is no card, gets None, which is no key of the state's vars, as the reference's own
+            # key (`site@None`) is none: a var of cards is read with a default, its first value.
+            table = self.seat_keys.get(prefix)
+            if table is None:
+                table = self.seat_keys[prefix] = self.const(
+                    {card: f"{prefix}{card}" for card in range(len(self.card_attrs))})
+            return f"{table}.get({self.expr(e, scope)})"
         return f"f'{{{self.const(prefix)}}}{{{self.expr(e, scope)}}}'"
 
     def hoisted(self, where: str, key: str, obj, scope: dict, sized: bool = False) -> str:
