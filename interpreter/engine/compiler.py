@@ -161,6 +161,7 @@ class CompiledGame:
     own_keys: dict = attrs.Factory(dict)  # players -> each seat's own zone and var keys (information.own_keys)
     hidden_score_lines: set = attrs.Factory(set)  # score lines that read cards nobody may see yet
     owner_score_lines: set = attrs.Factory(set)  # score lines only their player may read (secret chips)
+    card_texts: tuple = ()  # each card's number as text: its key in the state's `known` and `cells`
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -2057,6 +2058,7 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         var_visibility={v.name: v.visibility for v in p.vars.values()}, token_visibility=token_visibility,
         var_unknown=var_unknown,
         var_card_types=var_card_types, card_locals={k: frozenset(v) for k, v in c.card_locals.items()},
+        card_texts=tuple(map(str, range(len(names)))),
     )
 
 

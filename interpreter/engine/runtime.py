@@ -533,6 +533,28 @@ class Machine:
             if dst is not None and key not in noted and cards:  # (before anything moves, as move_card notes it)
                 noted[key] = dst[:]
         last_key = seen = None
+        if (j is None and dst is not None and limit is None and b.used + step * len(cards) <= b.limit
+                and len(dst) + len(cards) <= MAX_ZONE_SIZE):
+            # Nothing noted for an undo, and neither the budget nor the zone's size can run out
+            # on the way (the checks below would pass for every card): each card's move alone,
+            # all paid at once (the same sum)
+            b.used += step * len(cards)
+            texts = game.card_texts
+            for card in cards:
+                src_key = where[card]
+                if src_key is not last_key:  # (most moves take their cards from one zone)
+                    last_key = src_key
+                    src = zones[src_key]
+                    seen = seen_from.get((src_key, players))
+                    if seen is None:
+                        seen = viewers(game, src_key, players)
+                if seen:
+                    k = texts[card]
+                    known[k] = known.get(k, 0) | seen
+                src.remove(card)
+                dst.append(card)
+                where[card] = key
+            return
         for card in cards:
             b.used += step  # (the draw's step, then the move's: an overrun stops at the same one)
             if b.used > b.limit:
