@@ -429,3 +429,66 @@ def test_a_var_of_cards_read_through_the_cards_table_plays_as_the_reference(tmp_
     assert "f'{" not in source and re.search(r"m\.s\.vars\.get\(_k\d+\.get\(", source)
     for seed in range(6):
         assert play_both(str(tmp_path), (), 2, seed) > 0
+
+
+EXTREMES = '''game "Extremes"
+players 2 to 3
+enum hue: grey, red, green, blue
+kind tile:
+    saves: list of hue
+cards tile (name, saves):
+    "Plain", []
+    "Warm", [red, green]
+    "Cold", [blue]
+    "Rich", [red, red, blue, green]
+zone pile: public
+var score per player: int = 0
+var board: list of hue = [grey, red, green, grey]
+const shelves = [[red], [], [green, blue, red]]
+define gain(p: player, e: hue) = count(x for x in board where x == e)
+define most(p: player, e: hue) = max(gain(p, e), 2) + max(0, gain(p, e) - 1) + max(gain(p, red), gain(p, green))
+define least(p: player, e: hue) = min(gain(p, e), 1) + min(p.score, gain(p, blue)) + min(gain(p, e) - 5, 0)
+define stacked(p: player) = count(s for s in [t.saves for t in pile] where count(s) > 1)
+define shelved(p: player, e: hue) = (count(s for s in shelves where e in s) + count(flatten([shelves, [[e]]]))
+    + count(s for s in [t.saves for t in pile where e in t.saves] where count(s) > 0))
+setup:
+    move cards(tile) to pile
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose i in range(0, 3) where most(p, board[i]) + least(p, board[i]) > 0 by p label "square {i}"
+                set board[i] = [red, green, blue][i % 3]
+                set p.score += most(p, board[i]) - least(p, board[i]) + stacked(p) + shelved(p, board[i])
+                log "{p} takes {i}: {p.score}"
+'''
+
+
+def test_max_and_min_of_two_numbers_and_counts_of_lists_of_lists_play_as_the_reference(tmp_path):
+    """`max(x, y)` and `min(x, y)` of two numbers, worked out without the built-in's call (the
+    first kept unless the second is strictly past it), and lists of lists (of tiles' `saves`, a
+    constant's) paid for by their lengths without a walk: the same games, logs and work paid at every
+    action as the reference."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(EXTREMES)
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    assert not re.search(r"\b(max|min)\(", source)  # every max() and min() here is of two numbers
+    assert "_charged_lists(m, " in source
+    for seed in range(6):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+
+
+def test_max_of_a_number_and_none_fails_as_in_the_reference(tmp_path):
+    """`max(x, y)` of a number and none (a var the rules left unset) fails at its rule, with
+    the reference's message, rather than giving either value."""
+    (tmp_path / "game.rules").write_text(
+        'game "Unset"\nplayers 2 to 2\nvar score per player: int = 0\nvar best: int = none\n'
+        "define highest(p: player) = (1 if max(best, p.score) == none else 2) + min(0, p.score)\n"
+        "flow:\n    for p in players:\n        turn p:\n"
+        "            set p.score += highest(p)\n"
+        "            choose c in [1, 2] by p\n")
+    ref = _failure(tmp_path, "reference")
+    gen = _failure(tmp_path, "codegen")
+    assert gen == ref
+    assert "game.rules:5:" in gen, gen

@@ -259,9 +259,35 @@ def _charged(m, out, times=1):
     return out
 
 
+def _charged_lists(m, out, times=1):
+    """A list just built whose items the types say are flat lists or bags (of numbers, cards,
+    names): paid for by its items as `_charged` pays, `times` times, their lengths summed in
+    one go rather than by `_size`'s walk (which still counts any other list, a none among them)."""
+    if not out:
+        return out
+    if _CONTAINERS.issuperset(map(type, out)):
+        n = len(out) + sum(map(len, out))
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)")
+    else:
+        n = _size(out)
+    b = m.budget
+    b.used += times * n
+    if b.used > b.limit:
+        m.charge(0)
+    return out
+
+
 def _charged_paid(m, out):
-    """`_paid(m, _charged(m, out))`: a list built and given to a built-in, paid for twice."""
-    return _charged(m, out, 2)
+    """`_paid(m, _charged(m, out))`: a list built and given to a built-in, paid for twice
+    (`_charged`'s body, written out: a call fewer on a path of many defines' loops)."""
+    if not out:
+        return out
+    b = m.budget
+    b.used += 2 * _size(out)
+    if b.used > b.limit:
+        m.charge(0)
+    return out
 
 
 def _paid(m, x):
@@ -458,10 +484,23 @@ def _count_flat(m, x, times=1):
 
 
 def _sum_flat(m, x, times=1):
+    if x.__class__ is list:  # (`_flat_paid` and `check_int`, written out for a list)
+        n = len(x)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
+        try:
+            total = sum(x)  # numbers, without a generator
+        except TypeError:  # a none among them (or worse): as the reference, nones left out
+            return check_int(sum(v for v in x if v is not None))
+        return total if total.__class__ is int and -MAX_INT <= total <= MAX_INT else check_int(total)
     xs = _flat_paid(m, x, times)
     try:
-        return check_int(sum(xs))  # numbers, without a generator
-    except TypeError:  # a none among them (or worse): as the reference, nones left out
+        return check_int(sum(xs))
+    except TypeError:
         return check_int(sum(v for v in xs if v is not None))
 
 
@@ -1204,12 +1243,20 @@ class CodeGen:
                 return self.expr(e.items[0], scope)
             if not e.items:
                 return "[]"  # costs nothing: a new empty list
-            charged = "_charged_flat" if _flat(self.type_of(e)) else "_charged"
+            charged = self.charged(self.type_of(e))
             return f"{charged}(m, [{', '.join(self.expr(i, scope) for i in e.items)}])"
         if isinstance(e, n.MapLit):
             pairs = ", ".join(f"{self.const(k)}: {self.expr(v, scope)}" for k, v in e.items)
             return f"_charged(m, {{{pairs}}})"
         raise AssertionError(f"cannot generate {type(e).__name__}")
+
+    @staticmethod
+    def charged(t: str) -> str:
+        """The helper that pays for a list of type `t` just built: by its length when its items
+        are plain, by theirs too when they are flat lists or bags, by `_size`'s walk otherwise."""
+        if _flat(t):
+            return "_charged_flat"
+        return "_charged_lists" if t.startswith("list:") and _flat(t[5:]) else "_charged"
 
     def small(self, e, scope: dict) -> bool:
         """Whether `e` is a number no bigger than half MAX_INT whatever the state (so the sum
@@ -1554,7 +1601,7 @@ class CodeGen:
             before, after = f"{before}({first}", f")[-1]{after}"
         if elem is None:
             return f"{before}[{v} for {v} in {src}{cond}]{after}"
-        charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
+        charged = self.charged(f"list:{self.type_of(e.elem)}")
         return f"{charged}(m, {before}[{elem} for {v} in {src}{cond}]{after})"
 
     def iterated(self, source_node, scope: dict) -> tuple[str, str]:
@@ -1700,7 +1747,7 @@ class CodeGen:
             elems = [self.expr(e.elem, {**scope, e.var: self.const(x)}) for x in items]
         finally:
             self.in_loop -= 1
-        charged = "_charged_flat" if _scalar(self.type_of(e.elem)) else "_charged"
+        charged = self.charged(f"list:{self.type_of(e.elem)}")
         return f"{charged}(m, ({tally}[{', '.join(elems)}]))"
 
     def constant(self, source: str) -> tuple[bool, Any]:
@@ -1932,11 +1979,15 @@ class CodeGen:
         if len(args) == 1 and name == "count" and not zone and _only_argument(args[0], "_charged") is not None:
             # a list just built (never none): paid for by its items, then again given to count()
             return f"len(_charged_paid(m, {_only_argument(args[0], '_charged')}))"
+        if len(args) == 1 and name == "count" and not zone and _only_argument(args[0], "_charged_lists") is not None:
+            return f"len(_charged_lists(m, {_only_argument(args[0], '_charged_lists')}, 2))"
         if len(args) == 1 and name == "bag" and zone:
             return f"_bag_flat(m, {args[0]})"
         if len(args) == 1 and name in _FUSED_1:
             return f"{_FUSED_1[name]}(m, {args[0]}{zone})"
         if name in ("max", "min") and len(args) >= 2 and all(self.type_of(a) == "int" for a in e.args):
+            if len(args) == 2 and not self.in_iterable:
+                return self.extreme_of_two(name, args[0], args[1])
             return f"{name}({', '.join(args)})"  # ints are not paid for; None raises (slow path)
         if name == "abs" and len(args) == 1:
             return f"abs({args[0]})"  # a list or a dict raises, as in the reference
@@ -1952,11 +2003,23 @@ class CodeGen:
                 paid.append(f"_add_built(m, {_only_argument(args[i], '_add_built')}, 2)")
             elif pay == "_paid" and _only_argument(args[i], "_charged") is not None:
                 paid.append(f"_charged_paid(m, {_only_argument(args[i], '_charged')})")
+            elif pay == "_paid" and _only_argument(args[i], "_charged_lists") is not None:
+                paid.append(f"_charged_lists(m, {_only_argument(args[i], '_charged_lists')}, 2)")
             else:
                 paid.append(f"{pay}(m, {args[i]})" if pay else args[i])
         result = f"{impl}(m{''.join(', ' + a for a in paid)})"
         pay = self.pay(self.type_of(e))
         return f"{pay}(m, {result})" if pay else result
+
+    def extreme_of_two(self, name: str, first: str, second: str) -> str:
+        """`max(x, y)` or `min(x, y)` of two numbers without the call (a call of a built-in
+        costs more than the comparison): what the built-in does, which keeps the first unless
+        the second is strictly past it. Each worked out once, in order; None raises (slow path)."""
+        y = self.var()
+        if _literal_int(first):
+            return f"({y} if ({y} := {second}) {'>' if name == 'max' else '<'} {first} else {first})"
+        x = self.var()
+        return f"({y} if ({x} := {first}) {'<' if name == 'max' else '>'} ({y} := {second}) else {x})"
 
     @staticmethod
     def pay(t: str) -> str:
