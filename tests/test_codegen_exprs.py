@@ -492,3 +492,48 @@ def test_max_of_a_number_and_none_fails_as_in_the_reference(tmp_path):
     gen = _failure(tmp_path, "codegen")
     assert gen == ref
     assert "game.rules:5:" in gen, gen
+
+
+FOLDED = '''game "Folded"
+players 2 to 3
+enum hue: grey, red, green, blue, white
+const hues = [grey, red, green, blue, white]
+var score per player: int = 0
+var board: list of hue = [grey, red, green, grey, red, grey, green, green, white]
+var saved per player: list of hue = []
+define owned(p: player) = [x for x in board where x != grey]
+define needs(p: player, e: hue) = 2 - bag(p.saved)[e]
+define short(p: player, have: list of hue, e: hue) = max(0, needs(p, e) - bag(have)[e])
+define pick(p: player, have: list of hue) = sum(short(p, have, e) for e in hues)
+define spare(p: player) = pick(p, owned(p))
+define kept(p: player) = sum(count(x for x in p.saved where x == e) for e in hues)
+define held(p: player) = [x for x in p.saved where x != white]
+define seen(p: player, f: hue) = sum(count(y for y in held(p) where y == e) + needs(p, f) for e in hues)
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose i in range(0, 8) where spare(p) + kept(p) + seen(p, red) >= i by p label "square {i}"
+                set board[i] = [red, green, blue][index_of(players, p)]
+                set p.saved = [x for x in board where x == [red, green, blue][i % 3]]
+                set p.score += spare(p) + kept(p)
+'''
+
+
+def test_calls_each_item_begins_with_are_paid_with_the_loop(tmp_path):
+    """An item of a loop that begins with an inlined define's call whose body begins with a
+    remembered call written in place pays both calls with the loop's items (5 items, each
+    paying its iteration and two calls: 55), and a comprehension over a list worked out first
+    into a name, empty at times (`held`), is made only when the list has items: the games,
+    their logs and the work paid at every action are the reference's."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(FOLDED)
+    generated = interpreter.load(str(tmp_path), cache=False).compiled.generated
+    source = "\n".join(generated.source)
+    spare = source[source.index(f"def {generated.define_names['spare']}("):]
+    spare = spare[:spare.index("\ndef ")]
+    assert "(_u := _u + 55) + b.used <= b.limit" in spare and "m.memo.setdefault(" in spare
+    assert re.search(r"\(_v(\d+) := _iter\(m, .*\(\[_v\d+ for _v\d+ in _v\1 if .*\] if _v\1 else \[\]\)", source)
+    for seed in range(8):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0

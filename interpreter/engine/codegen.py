@@ -1599,10 +1599,13 @@ class CodeGen:
         first, src = self.first_of(src, step)
         if first:
             before, after = f"{before}({first}", f")[-1]{after}"
+        # (over items worked out into a name first, none of which there may be: no comprehension
+        # made and called for nothing, which is most of the time for some games' loops)
+        made = (lambda listed: f"({listed} if {src} else [])") if first else (lambda listed: listed)
         if elem is None:
-            return f"{before}[{v} for {v} in {src}{cond}]{after}"
+            return f"{before}{made(f'[{v} for {v} in {src}{cond}]')}{after}"
         charged = self.charged(f"list:{self.type_of(e.elem)}")
-        return f"{charged}(m, {before}[{elem} for {v} in {src}{cond}]{after})"
+        return f"{charged}(m, {before}{made(f'[{elem} for {v} in {src}{cond}]')}{after})"
 
     def iterated(self, source_node, scope: dict) -> tuple[str, str]:
         """The source of a loop of any() or all(), and the items it goes over, paid for as `_iter`
@@ -2487,18 +2490,23 @@ class CodeGen:
         return f"_one_card({f})" if self.type_of(e) == "card" else f"_card_list({f})"
 
 
-_FIRST_CALL = re.compile(r"((?:\(|not )*)(?:_paid_call\(m\)|\(_u := _u \+ \d+\)) and ")
+_FIRST_CALL = re.compile(
+    r"((?:\(|not |True and |\(_v\d+ if \(_v\d+ := )*)(?:_paid_call\(m\)|\(_u := _u \+ \d+\)) and ")
 
 
 def _first_calls(source: str) -> tuple[str, int]:
-    """`source` without the `_paid_call(m)` it evaluates first, always (before anything else,
-    through opening brackets and `not`s), as `True`; and 1, or 0 when it has none."""
-    match = _FIRST_CALL.match(source)
-    if match is None:
-        return source, 0
-    if match.group(1).endswith("("):  # `(_paid_call(m) and x)`: `(True and x)` is `(x)`
-        return f"{match.group(1)}{source[match.end():]}", 1
-    return f"{match.group(1)}True and {source[match.end():]}", 1
+    """`source` without the calls' payments (`_paid_call(m)`, `(_u := _u + 5)`) it evaluates
+    first, always (before anything else, through opening brackets and `not`s, one after the
+    other: an inlined define's call, then the first call in its body), each as `True`; and how
+    many there were."""
+    calls = 0
+    while (match := _FIRST_CALL.match(source)) is not None:
+        calls += 1
+        if match.group(1).endswith("("):  # `(_paid_call(m) and x)`: `(True and x)` is `(x)`
+            source = f"{match.group(1)}{source[match.end():]}"
+        else:
+            source = f"{match.group(1)}True and {source[match.end():]}"
+    return source, calls
 
 
 def _loops(e) -> bool:
