@@ -1127,13 +1127,15 @@ class State:
                 and runtime.push_counter is None and self.game._replays < MAX_REPLAYS
                 and (branch is None or _in_merged_order(s.branches, branch))):
             undo = None
-            n_actions, n_log, decisions, rng = len(s.actions), len(s.log), s.decisions, s.rng
-            # in a part of a `simultaneously` step: the parts, and what this one listed and logged
-            part = None if branch is None else (s.branches, branch, len(branch.actions), len(branch.log))
+            # what `_put_back` needs: the state's actions, log, decision count and generator, and
+            # in a part of a `simultaneously` step the parts, and what this one listed and logged
+            before = (len(s.actions), len(s.log), s.decisions, s.rng, None if branch is None
+                      else (s.branches, branch, len(branch.actions), len(branch.log)))
         else:
             if branch is not None and self._lineage is s and not _in_merged_order(s.branches, branch):
                 self._lineage = None  # (see above)
             undo = Undo(s, branch)
+            before = None
         try:
             # `_run_action`, written out: the path of every decision of a playout, one call and
             # one lookup fewer. The machine of this state's last decision, made ready for this one
@@ -1199,17 +1201,17 @@ class State:
                 raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
                                        getattr(op, "pos", None)) from None
         except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
-            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng, part))
+            self._put_back(undo, before)
             s.chance_at = [[p.player, index, p.serial], need.key, need.cards]
             s.tape = []
         except RuleRuntimeError as err:
-            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng, part))
+            self._put_back(undo, before)
             if err.pos is None:  # raised by a `resume`: the choice is where it happened
                 frame = (branch.stack if branch is not None else s.stack)[-1]
                 raise RuleRuntimeError(err.bare_message, getattr(g.codes[frame.code][frame.pc], "pos", None)) from None
             raise
         except BaseException:  # anything else: never leave half an action
-            self._put_back(undo, None if undo is not None else (n_actions, n_log, decisions, rng, part))
+            self._put_back(undo, before)
             raise
         return undo
 

@@ -41,6 +41,7 @@ from .runtime import (
 )
 from .state import Branch, Frame, Pending
 from .table import compile_table
+from .undo import _MISSING
 
 BACKENDS = ("codegen", "reference")
 
@@ -1067,6 +1068,14 @@ class _Compiler:
                     b.used += len(new)
                     if b.used > b.limit:
                         b.charge(0, pos)
+                    if m.branch is None:  # (set_var, written out: `new` is this op's own flat list, no copy)
+                        values = m.s.vars
+                        j = m.journal
+                        if j is not None and name not in j.vars:
+                            j.vars[name] = values.get(name, _MISSING)
+                        values[name] = new
+                        fr.pc += 1
+                        return
                 else:
                     charge_value(m, new, pos)
             elif isinstance(container, dict):

@@ -43,6 +43,10 @@ MAX_STACK = 200
 # stack is at most this deep; deeper, the step loop runs them (Python's own stack stays small).
 DESCEND_DEPTH = 24
 _LOG_LINE_EXTRA = 100  # a choice's line in the log: the player's name before its cut label
+# `log` counts a log's characters once its lines could hold more than MAX_LOG_CHARS: from this
+# many lines, as `(lines + 1) * (MAX_LOG_LINE + _LOG_LINE_EXTRA) > MAX_LOG_CHARS` says
+_LOG_UNCOUNTED = MAX_LOG_CHARS // (MAX_LOG_LINE + _LOG_LINE_EXTRA)
+_LOG_CHECKED = min(_LOG_UNCOUNTED, MAX_LOG_LINES)  # below this many lines, `log` checks nothing
 MAX_ZONE_SIZE = 100_000
 MAX_LIST_SIZE = MAX_ITEMS  # the old name of the limit on a value's items
 
@@ -312,8 +316,11 @@ class Machine:
 
     def park(self, pending: Pending) -> None:
         """A decision op waits for its player."""
-        if not isinstance(pending.player, int) or not (0 <= pending.player < self.s.num_players):
-            raise RuleRuntimeError(f"no player to make this choice ({pending.player!r})")
+        s = self.s
+        player = pending.player
+        if player.__class__ is not int or not 0 <= player < s.num_players:  # (a seat, most times)
+            if not isinstance(player, int) or not (0 <= player < s.num_players):
+                raise RuleRuntimeError(f"no player to make this choice ({player!r})")
         b = self.branch
         if b is not None:
             if pending.player != b.player:
@@ -325,9 +332,8 @@ class Machine:
             pending.serial = self.s.decisions * 1000 + b.count
             b.pending = pending
         else:
-            self.s.decisions += 1
-            pending.serial = self.s.decisions
-            self.s.pending = pending
+            pending.serial = s.decisions = s.decisions + 1
+            s.pending = pending
 
     def shared_change(self, what: str, pos=None) -> None:
         """Inside a simultaneous branch, refuse changes to things other players share.
@@ -394,19 +400,22 @@ class Machine:
         if n > MAX_LOG_LINE:  # (log_line and the cut of charge_text, only for a line that needs them)
             text = log_line(text if n <= MAX_TEXT else text[:MAX_TEXT] + "...")
         s = self.s
-        lines = len(s.log) + (sum(len(b.log) for b in s.branches) if s.branches else 0)
-        if lines >= MAX_LOG_LINES:
-            raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_LINES} lines): a log in a loop?")
-        # Characters are counted only once the lines could hold more than the limit (every line
-        # is cut to MAX_LOG_LINE), so an ordinary game never pays for counting them.
-        if (lines + 1) * (MAX_LOG_LINE + _LOG_LINE_EXTRA) > MAX_LOG_CHARS:
-            if self.log_chars is None:
-                self.log_chars = sum(len(e[2]) for log in [s.log] + [b.log for b in s.branches] for e in log)
-            self.log_chars += len(text)
-            if self.log_chars > MAX_LOG_CHARS:
-                raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_CHARS} characters): a log in a loop?")
-        entry = [kind, player, text] if audience is None else [kind, player, text, audience]
-        (self.branch.log if self.branch is not None else s.log).append(entry)
+        log = s.log
+        lines = len(log) + sum(len(b.log) for b in s.branches) if s.branches else len(log)
+        if lines >= _LOG_CHECKED:  # (both checks below, only for a log that long)
+            if lines >= MAX_LOG_LINES:
+                raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_LINES} lines): a log in a loop?")
+            # Characters are counted only once the lines could hold more than the limit (every line
+            # is cut to MAX_LOG_LINE), so an ordinary game never pays for counting them.
+            if lines >= _LOG_UNCOUNTED:
+                if self.log_chars is None:
+                    self.log_chars = sum(len(e[2]) for part in [s.log] + [b.log for b in s.branches] for e in part)
+                self.log_chars += len(text)
+                if self.log_chars > MAX_LOG_CHARS:
+                    raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_CHARS} characters): a log in a loop?")
+        if self.branch is not None:
+            log = self.branch.log
+        log.append([kind, player, text] if audience is None else [kind, player, text, audience])
 
     # ---- vars
     def set_var(self, key: str, value: Any) -> None:
