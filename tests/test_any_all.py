@@ -143,13 +143,15 @@ define some_line(p: player) = any(all(board[i] != 0 for i in line where i > 0) f
 define wide(n: int) = all(any(x + k > n for x in xs) for k in range(0, 3))
 define risky(n: int) = any(10 / x > n for x in xs)
 define every(n: int) = all(n + x > 0 for x in xs)
+define line_of(p: player) = any(all(mark(p) == board[i] for i in line) for line in lines)
+define marked(p: player) = any(x != mark(p) for x in board)
 flow:
     for p in players:
         turn p:
             choose i in range(0, 8) where board[i] == 0 by p
             set board[i] = mark(p)
             set board[(i + 4) % 9] = mark(p)
-            set result = [has_line(p), some_line(p), wide(i), every(i - 3), risky(0 - i)]
+            set result = [has_line(p), some_line(p), wide(i), every(i - 3), line_of(p), marked(p), risky(0 - i)]
             if i == 8:
                 set result = [risky(9)]
 score p:
@@ -167,6 +169,9 @@ def test_a_define_that_is_one_any_or_all_pays_and_fails_as_the_reference_at_any_
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     assert "_items_until(" not in source  # every one of them written as loops
+    # mark(p) compared with each item is paid by the items counted (`_counted_held`), on the
+    # right and on the left, in loops inside loops and in a loop alone
+    assert source.count("is not _MISS else ((_u := _u - 5), ") == 3
     full = []
     for game in games:
         state = game.new_game(players=2, seed=1)

@@ -1706,8 +1706,14 @@ class CodeGen:
                 out.append(f"{body}    continue")
             out.append(f"{body}{count} += 1")
             elem = self.truth_loops(g.elem, inner_scope, out, body, lists)
+            per_item = 2  # what `_iter`'s counting pays per item looked at
             if elem is None:
                 elem = self.expr(g.elem, inner_scope)
+                if (isinstance(g.elem, n.Compare) and g.elem.op not in ("in", "notin")
+                        and _scalar(self.type_of(g.elem.left))):  # `(a op b)`: both sides worked out
+                    counted = _counted_held(elem, g.elem.op)
+                    if counted is not None:  # a remembered call as one side: paid by the items counted
+                        elem, per_item = counted, per_item + STEPS_PER_CALL
         finally:
             self.in_loop -= 1
         out.append(f"{body}if {'' if stop_at else 'not '}{elem}:")
@@ -1718,11 +1724,13 @@ class CodeGen:
         # the budget is at most the list's length behind, and an overrun fails here and the
         # reference, run again, reports it at its rule)
         if tallied:
-            out.append(f"{ind}(_u := _u + {paid}{count} * 2)")
+            out.append(f"{ind}(_u := _u + {paid}{count} * {per_item})")
             return truth
         out.append(f"{ind}b.used += {paid}{count} * 2")
         out.append(f"{ind}if b.used > b.limit:")
         out.append(f"{ind}    m.charge(0)")
+        if per_item != 2:  # (the calls' part with the body's tally, where `_counted_held` takes its first back)
+            out.append(f"{ind}_u += {count} * {per_item - 2}")
         return truth
 
     def unrolled(self, e: n.Gen, src: str, scope: dict) -> str | None:
@@ -2571,6 +2579,61 @@ def _held(source: str) -> str | None:
     if match is None or not _first_bracket_ends(source):  # not `(_h1 if ...) + x`
         return None
     return match.group(1)
+
+
+def _counted_held(source: str, op: str) -> str | None:
+    """A comparison `(a op b)` of generated source, in a loop of any() or all() that evaluates
+    it once per item it counts, whose side `a` or `b` is a call remembered in a name (`_held`):
+    the comparison with that side paying nothing when the name holds its value (the loop pays
+    STEPS_PER_CALL per item counted instead, the same as each use paid), and taking that back
+    from the body's tally where the call is made (which pays for itself). None for any other
+    source. Once per item: `==` and the other comparisons work out both sides, always."""
+    if not (source.startswith("(") and source.endswith(")")):
+        return None
+    sep = f" {op} "
+    found = None
+    for match in _HELD.finditer(source):
+        start = match.start()
+        end = _bracket_end(source, start)
+        if end is None:
+            return None
+        left = start == 1 and source.startswith(sep, end + 1) and _bracket_end(source, 0) == len(source) - 1
+        right = (end == len(source) - 2 and source[:start].endswith(sep)
+                 and _depth_at(source, start - len(sep)) == 1)
+        if found is not None or not (left or right):
+            return None  # (twice, or inside something else: paid as it was)
+        found = (start, end, match.group(1))
+    if found is None:
+        return None
+    start, end, held = found
+    call = source[start + len(f"({held} if {held} is not _MISS and (_u := _u + {STEPS_PER_CALL}) else ({held} := "):end - 1]
+    side = f"({held} if {held} is not _MISS else ((_u := _u - {STEPS_PER_CALL}), ({held} := {call}))[-1])"
+    return source[:start] + side + source[end + 1:]
+
+
+def _bracket_end(source: str, start: int) -> int | None:
+    """The index of the bracket closing the one opened at `start` of generated source."""
+    depth = 0
+    for i in range(start, len(source)):
+        ch = source[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _depth_at(source: str, index: int) -> int:
+    """How many brackets are open at `index` of generated source."""
+    depth = 0
+    for ch in source[:index]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+    return depth
 
 
 def _only_argument(source: str, helper: str) -> str | None:
