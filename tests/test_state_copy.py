@@ -69,3 +69,22 @@ def test_changing_the_branches_of_one_leaves_the_other_alone():
     while copy.s.branches and not copy.is_over:
         copy.apply_index(0, next_player(copy))
     assert state.s == before.s
+
+
+def test_a_decision_parked_and_a_procedure_entered_have_every_field():
+    """Machine.wait makes the Pending, and Machine.enter the Frame, field by field (not through
+    their attrs __init__): every field is set, as the class's own __init__ would set it."""
+    from interpreter.engine.state import Pending
+
+    game = interpreter.load(str(ROOT / "examples" / "games" / "tic_tac_toe"))
+    state = game.new_game(players=2, seed=0)
+    state.apply_index(4)  # a procedure entered (play_a_square) that waits at its choice
+    pending = state.s.pending
+    made = Pending(pending.player, pending.prompt, pending.kind, pending.values, pending.labels, pending.serial)
+    for field in attrs.fields(Pending):
+        assert getattr(pending, field.name) == getattr(made, field.name), field.name
+    assert pending.serial == state.s.decisions == 2
+    frame = state.s.stack[-1]
+    assert frame.code == "proc:play_a_square" and frame.pc == 0
+    for field in attrs.fields(Frame):
+        getattr(frame, field.name)  # set (a slot never set raises AttributeError)

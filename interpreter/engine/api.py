@@ -32,7 +32,7 @@ from . import chance, information, runtime
 from .budget import MAX_LOG_LINE, Budget, log_line
 from .cache import load_parsed, prime_grammar, store_parsed
 from .chance import CHANCE, NeedChance
-from .compiler import CompiledGame, compile_program
+from .compiler import CompiledGame, _PickOp, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, SeedPoint, python_error
 from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending, rng_below, rng_shuffle
@@ -1165,12 +1165,17 @@ class State:
                 if branch is None:
                     label = p.labels[index]
                     if len(label) <= MAX_LOG_LINE and not getattr(op, "cards", False):
-                        # (_choice_entries of a choice everybody reads, without its call)
-                        s.log.append(["choice", p.player, f"{g.player_name(p.player)}: {label}"])
+                        # (_choice_entries of a choice everybody reads, without its call; the
+                        # player is a seat, which `park` checked)
+                        s.log.append(["choice", p.player, g.choice_heads[p.player] + label])
                     else:
                         s.log.extend(_choice_entries(g, s, p, index, op))
                     s.actions.append([p.player, value])
-                    op.resume(m, frame, value, p.player)
+                    if op.__class__ is _PickOp:  # (its `resume`, without the call: most choices of items)
+                        frame.locals[op.var] = value
+                        frame.pc += 1
+                    else:
+                        op.resume(m, frame, value, p.player)
                     s.pending = None
                     # (the first round of `m.run()` without its call: most decisions run on to
                     # the next one, with no `simultaneously` on the way; anything else is run's)
@@ -1182,7 +1187,7 @@ class State:
                     label = p.labels[index]
                     if len(label) <= MAX_LOG_LINE and not getattr(op, "cards", False):
                         # (_choice_entries of a choice everybody reads, without its call)
-                        branch.log.append(["choice", p.player, f"{g.player_name(p.player)}: {label}"])
+                        branch.log.append(["choice", p.player, g.choice_heads[p.player] + label])
                     else:
                         branch.log.extend(_choice_entries(g, s, p, index, op))
                     branch.actions.append([p.player, value])

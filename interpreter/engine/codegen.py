@@ -933,6 +933,11 @@ class CodeGen:
             body = self.expr(cond, {var: "_x"})
             each = f"[{body} for _x in items]" if labels else f"[_x for _x in items if {body}]"
         chance = "    if m.s.unordered:\n        return None\n" if self.reads_zones(cond) else ""
+        # A var, a zone or a local the expression reads is read once, before its items: nothing
+        # changes them while it is worked out. (Read when no item would read it, a read that
+        # fails fails here, and the op goes item by item, as on any failure.)
+        reads: dict[str, str] = {}
+        each = _ITEMS_READ.sub(lambda match: reads.setdefault(match.group(0), f"_w{len(reads)}"), each)
         self.source.append(
             f"def _f{i}(m, L, items):\n"
             f"{chance}"
@@ -940,6 +945,7 @@ class CodeGen:
             f"    memo = m.memo\n"
             f"    memo_size = len(memo)\n"
             f"    try:\n"
+            + "".join(f"        {name} = {read}\n" for read, name in reads.items()) +
             f"        return {each}\n"
             f"    except _FAULTS:\n"
             f"        m.budget.used = used\n"
@@ -2553,6 +2559,8 @@ def _loop_tally(cost: int) -> str:
 
 
 _CONST_NAME = re.compile(r"_k\d+\Z")
+# What a choice's filter or labels read of the state or the locals by a constant key (`filter`)
+_ITEMS_READ = re.compile(r"\bm\.s\.(?:vars|zones)\[_k\d+\]|\bL\[_k\d+\]")
 _ITER_CALL = re.compile(r"(_iter|_iter_range)\(m, ([-\w, ]*)\)\Z")
 
 

@@ -145,8 +145,9 @@ class CompiledGame:
     layout: Any = None  # the game's `table:` section, compiled (interpreter.engine.table), or None
     backend: str = "reference"
     generated: Any = None  # the CodeGen of the codegen backend (its source, slow-path count)
-    # code key -> per pc, the generated run starting there or None (codegen.code_runs), made
-    # when the code first runs; all None with the reference backend, whose step loop calls every op
+    # code key -> its ops, how many, and per pc the generated run starting there or None
+    # (codegen.code_runs), made when the code first runs (Machine.code_runs); all None with the
+    # reference backend, whose step loop calls every op
     runs: dict = attrs.Factory(dict)
     # Who sees what (interpreter/engine/information.py): var and token name -> public, owner or
     # hidden; the vars holding a card or a list of cards ("card" or "list"); per code key, the
@@ -163,6 +164,11 @@ class CompiledGame:
     hidden_score_lines: set = attrs.Factory(set)  # score lines that read cards nobody may see yet
     owner_score_lines: set = attrs.Factory(set)  # score lines only their player may read (secret chips)
     card_texts: tuple = ()  # each card's number as text: its key in the state's `known` and `cells`
+    choice_heads: tuple = ()  # (made from the seats' names, see __attrs_post_init__)
+
+    def __attrs_post_init__(self) -> None:
+        # Each seat's name and the ": " after it, as a choice's line in the log begins (api._carry_out)
+        self.choice_heads = tuple(f"{self.player_name(seat)}: " for seat in range(self.max_players))
 
     def player_name(self, p: int) -> str:
         return f"Player {p + 1}"
@@ -1714,11 +1720,12 @@ class _PickOp(_Op):
         b.used += sum(map(len, labels))
         if b.used > b.limit:
             b.charge(0, self.pos)
-        labels = _disambiguate(labels)
+        if len(set(labels)) != len(labels):  # (_disambiguate's own test, without its call)
+            labels = _disambiguate(labels)
         if self.optional:
             items.append(None)
             labels.append("Skip")
-        m.park(Pending(self.chooser(m, L), self.prompt(m, L), "pick", items, labels))
+        m.wait(self.chooser(m, L), self.prompt(m, L), "pick", items, labels)
 
     def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         fr.locals[self.var] = value
@@ -1763,7 +1770,7 @@ class _MenuOp(_Op):
         player = self.chooser(m, L)
         fixed = self.fixed
         if fixed is not None:
-            m.park(Pending(player, fixed[0], "menu", fixed[1][:], fixed[2][:]))
+            m.wait(player, fixed[0], "menu", fixed[1][:], fixed[2][:])
             return
         values, labels = [], []
         for i, (label, when, cost, once, each) in enumerate(self.options):
@@ -1845,7 +1852,7 @@ class _MayOp(_Op):
     def __call__(self, m: Machine, fr: Frame) -> None:
         fixed = self.fixed
         if fixed is not None:
-            m.park(Pending(self.chooser(m, fr.locals), fixed[0], "may", fixed[1][:], fixed[2][:]))
+            m.wait(self.chooser(m, fr.locals), fixed[0], "may", fixed[1][:], fixed[2][:])
             return
         prompt = self.prompt(m, fr.locals)
         m.park(Pending(self.chooser(m, fr.locals), prompt, "may", [True, False], [f"Yes: {prompt}", "No"]))

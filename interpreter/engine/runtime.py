@@ -28,7 +28,7 @@ from .budget import (
     log_line,
 )
 from .information import card_visible, viewers
-from .state import Branch, Frame, GameState, Lasting, Pending, _copy_value, rng_shuffle
+from .state import Branch, Frame, GameState, Lasting, Pending, _copy_value, _new, rng_shuffle
 from .undo import _MISSING
 
 if TYPE_CHECKING:
@@ -152,16 +152,11 @@ class Machine:
         row, in place; an op without one is called here. The ops of the frame on top run in an
         inner loop, which looks the frame's code up once rather than once per op."""
         s = self.s
-        codes = self.game.codes
         runs_of = self.game.runs
         b = self.budget
         while stack and waits.pending is None and not s.over and (not s.branches) is not in_branch:
             frame = stack[-1]
-            code = codes[frame.code]
-            end = len(code)
-            runs = runs_of.get(frame.code)
-            if runs is None:
-                runs = runs_of[frame.code] = self.game_runs(frame.code, code)
+            code, end, runs = runs_of.get(frame.code) or self.code_runs(frame.code)
             depth = len(stack)
             op = None
             try:
@@ -169,7 +164,14 @@ class Machine:
                     pc = frame.pc
                     if pc >= end:
                         stack.pop()
-                        break
+                        if not stack:
+                            break
+                        # On with the frame below, in this loop: nothing has stopped (the loop
+                        # looked after the last op, or the outer loop before the first)
+                        frame = stack[-1]
+                        code, end, runs = runs_of.get(frame.code) or self.code_runs(frame.code)
+                        depth -= 1
+                        continue
                     run = runs[pc]
                     if run is not None:
                         op = None  # on an error, the run leaves the pc of the op that raised in frame.pc
@@ -220,16 +222,14 @@ class Machine:
                 "(endless recursion or a chain of triggers?)", pos)
         if push_counter is not None:
             push_counter[key] = push_counter.get(key, 0) + 1
-        frame = Frame(key, 0, local_values)
+        frame = _new(Frame)  # (Frame(key, 0, local_values), without the call of its __init__)
+        frame.code = key
+        frame.pc = 0
+        frame.locals = local_values
         stack.append(frame)
         if depth >= DESCEND_DEPTH:
             return False
-        game = self.game
-        code = game.codes[key]
-        runs = game.runs.get(key)
-        if runs is None:
-            runs = game.runs[key] = self.game_runs(key, code)
-        end = len(code)
+        code, end, runs = self.game.runs.get(key) or self.code_runs(key)
         op = None
         try:
             while True:
@@ -262,6 +262,12 @@ class Machine:
         except RULE_FAULTS as err:
             raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
                                    getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
+
+    def code_runs(self, key: str) -> tuple[list, int, list]:
+        """A code's ops, how many, and their runs (``game_runs``), kept in ``game.runs``."""
+        code = self.game.codes[key]
+        found = self.game.runs[key] = (code, len(code), self.game_runs(key, code))
+        return found
 
     def game_runs(self, key: str, code: list) -> list:
         """The generated runs of a code, made the first time it runs (none with the reference)."""
@@ -313,6 +319,23 @@ class Machine:
 
     def current_player(self) -> int | None:
         return self.branch.player if self.branch is not None else self.s.active
+
+    def wait(self, player: Any, prompt: str, kind: str, values: list, labels: list[str]) -> None:
+        """``park(Pending(player, prompt, kind, values, labels))`` in one call, for a decision of
+        a seat outside a `simultaneously` step (most decisions): the Pending made field by field
+        (every field of the class; tests/test_state_copy.py checks), numbered and parked."""
+        s = self.s
+        if self.branch is not None or player.__class__ is not int or not 0 <= player < s.num_players:
+            self.park(Pending(player, prompt, kind, values, labels))
+            return
+        pending = _new(Pending)
+        pending.player = player
+        pending.prompt = prompt
+        pending.kind = kind
+        pending.values = values
+        pending.labels = labels
+        pending.serial = s.decisions = s.decisions + 1
+        s.pending = pending
 
     def park(self, pending: Pending) -> None:
         """A decision op waits for its player."""
