@@ -10,6 +10,8 @@ Both backends are checked (the generated code has its own helpers for these).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import interpreter
@@ -145,13 +147,17 @@ define risky(n: int) = any(10 / x > n for x in xs)
 define every(n: int) = all(n + x > 0 for x in xs)
 define line_of(p: player) = any(all(mark(p) == board[i] for i in line) for line in lines)
 define marked(p: player) = any(x != mark(p) for x in board)
+define any_any(p: player) = any(any(board[i] == mark(p) for i in line) for line in lines)
+define all_all(p: player) = all(all(board[i] != 9 - mark(p) for i in line) for line in lines)
+define all_any = all(any(board[i] == 0 for i in line) for line in lines)
 flow:
     for p in players:
         turn p:
             choose i in range(0, 8) where board[i] == 0 by p
             set board[i] = mark(p)
             set board[(i + 4) % 9] = mark(p)
-            set result = [has_line(p), some_line(p), wide(i), every(i - 3), line_of(p), marked(p), risky(0 - i)]
+            set result = [has_line(p), some_line(p), wide(i), every(i - 3), line_of(p), marked(p), any_any(p),
+                all_all(p), all_any, risky(0 - i)]
             if i == 8:
                 set result = [risky(9)]
 score p:
@@ -171,7 +177,10 @@ def test_a_define_that_is_one_any_or_all_pays_and_fails_as_the_reference_at_any_
     assert "_items_until(" not in source  # every one of them written as loops
     # mark(p) compared with each item is paid by the items counted (`_counted_held`), on the
     # right and on the left, in loops inside loops and in a loop alone
-    assert source.count("is not _MISS else ((_u := _u - 5), ") == 3
+    assert source.count("is not _MISS else ((_u := _u - 5), ") == 4
+    # loops of any() or all() over each of a constant list of lists, without a `where`: the lines'
+    # lengths paid from a table (`loops_over_lists`): all but some_line
+    assert len(re.findall(r"\(_u := _u \+ _k\d+\[_v\d+\] \+ _v\d+ \* \d+\)", source)) == 5
     full = []
     for game in games:
         state = game.new_game(players=2, seed=1)

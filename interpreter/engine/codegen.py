@@ -1693,6 +1693,10 @@ class CodeGen:
         lists = (v if constant is not None and all(type(x) is list for x in constant)
                  and sum(map(len, constant)) <= MAX_ITEMS else None)  # (for the loops inside)
         tallied = listed is not None and source == listed and src == f"_iter(m, {source})"
+        if lists is not None and listed is None and g.cond is None:
+            truth = self.loops_over_lists(g, stop_at, src, constant, v, inner_scope, out, ind)
+            if truth is not None:
+                return truth
         if tallied:  # an item of a constant list of lists: a list, paid for with the tally
             src, paid = source, f"len({source}) + "
         elif src == f"_iter(m, {source})":  # (`_iter` written out: a call per item of an outer loop)
@@ -1737,6 +1741,68 @@ class CodeGen:
         out.append(f"{ind}    m.charge(0)")
         if per_item != 2:  # (the calls' part with the body's tally, where `_counted_held` takes its first back)
             out.append(f"{ind}_u += {count} * {per_item - 2}")
+        return truth
+
+    def loops_over_lists(self, g: n.Gen, stop_at: bool, src: str, constant: list, v: str, scope: dict,
+                         out: list[str], ind: str) -> str | None:
+        """`any(all(x == y for x in line) for line in LINES)` (any of any(), all() inside one
+        another), LINES a constant list of lists and no `where`: what `truth_loops` writes for
+        it, in fewer steps. The inner loop ends where it decides (`break`) or goes through
+        (`else`), and counts the items it looks at on from line to line; what each line's loop
+        pays, its length and 2 per item looked at (`_iter`), is paid once, when the outer loop
+        stops, in the body's tally: the lengths of the lines looked at (always the first ones)
+        from a table, the items from that count. The same units as `truth_loops` pays, within
+        the same expression; None (and nothing written) for anything else."""
+        inner = g.elem
+        if not (isinstance(inner, n.Call) and len(inner.args) == 1 and isinstance(inner.args[0], n.Gen)):
+            return None
+        cat, name = self.p.resolved.get(id(inner), ("builtin", inner.func))
+        g2 = inner.args[0]
+        if (cat != "builtin" or name not in ("any", "all") or g2.elem is None or g2.cond is not None
+                or not isinstance(g2.source, n.Name) or self.p.resolved.get(id(g2.source), ("local",))[0] != "local"
+                or self.expr(g2.source, scope) != v
+                or not _scalar(self.type_of(g2.elem)) or self.by_reference(g2)):
+            return None
+        e2 = g2.elem
+        if isinstance(e2, n.Call) and self.p.resolved.get(id(e2), ("builtin", e2.func))[1] in ("any", "all"):
+            return None  # (loops three deep: as `truth_loops` writes them)
+        count, items, truth, item = self.var(), self.var(), self.var(), self.var()
+        self.in_loop += 2  # (as inside both loops of `truth_loops`)
+        try:
+            elem = self.expr(e2, {**scope, g2.var: item})
+            per_item = 2
+            if isinstance(e2, n.Compare) and e2.op not in ("in", "notin") and _scalar(self.type_of(e2.left)):
+                counted = _counted_held(elem, e2.op)
+                if counted is not None:
+                    elem, per_item = counted, per_item + STEPS_PER_CALL
+        finally:
+            self.in_loop -= 2
+        inner_any = name == "any"
+        starts = [0]  # the lengths of the first k lines, for each k
+        for line in constant:
+            starts.append(starts[-1] + len(line))
+        out += [f"{ind}{count} = 0",
+                f"{ind}{items} = 0",
+                f"{ind}{truth} = {not stop_at}",
+                f"{ind}for {v} in {src}:",
+                f"{ind}    {count} += 1",
+                f"{ind}    for {item} in {v}:",
+                f"{ind}        {items} += 1",
+                f"{ind}        if {'' if inner_any else 'not '}{elem}:",
+                f"{ind}            break"]
+        if inner_any == stop_at:  # (any of any(), all of all()): the outer loop stops where the inner one did
+            out += [f"{ind}    else:",
+                    f"{ind}        continue",
+                    f"{ind}    {truth} = {stop_at}",
+                    f"{ind}    break"]
+        else:  # where the inner one went through
+            out += [f"{ind}    else:",
+                    f"{ind}        {truth} = {stop_at}",
+                    f"{ind}        break"]
+        out += [f"{ind}(_u := _u + {self.const(tuple(starts))}[{count}] + {items} * {per_item})",
+                f"{ind}b.used += {count} * 2",
+                f"{ind}if b.used > b.limit:",
+                f"{ind}    m.charge(0)"]
         return truth
 
     def unrolled(self, e: n.Gen, src: str, scope: dict) -> str | None:
