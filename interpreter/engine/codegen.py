@@ -647,8 +647,8 @@ def _keep_pure(kept: dict, key: tuple, result, paid: int, calls: list | None = N
     the calls of pure defines it made (``calls``: memo key, kept key, what each paid), which
     are kept to be made again; not when one of those has no kept result to make it from."""
     if result.__class__ in _PLAIN_RESULTS and len(kept) < MAX_PURE_KEPT:
-        if not calls:
-            kept[key] = (result, paid, ())
+        if not calls:  # (and what a call pays with it: a define's function pays both at once)
+            kept[key] = (result, paid, (), paid + STEPS_PER_CALL)
             return
         for call in calls:
             if call[1] not in kept:
@@ -2180,6 +2180,38 @@ class CodeGen:
                 worked = (f"{work('            ', 'r = memo[key]')}"
                           f"            _keep_pure(_pure, whole, r, b.used - before)\n")
                 again = ""
+                # Calling no define, its kept results pay what a call pays and what the body paid
+                # in one sum (`kept[3]`), checked once: the same units, an overrun within the same
+                # call (which the slow path, run again, reports where the reference does)
+                src = (f"def {fname}(m{arglist}):\n"
+                       f"    b = m.budget\n"
+                       f"    start = b.used\n"
+                       f"    key = {key}\n"
+                       f"    memo = m.memo\n"
+                       f"    r = memo.get(key, _MISS)\n"
+                       f"    if r is not _MISS:\n"
+                       f"        b.used = start + {STEPS_PER_CALL}\n"
+                       f"        if b.used > b.limit:\n"
+                       f"            m.charge(0)\n"
+                       f"    else:\n"
+                       f"        whole = (m.s.num_players, {classes}key)\n"
+                       f"        kept = _pure.get(whole)\n"
+                       f"        if kept is not None:\n"
+                       f"            b.used = start + kept[3]\n"
+                       f"            if b.used > b.limit:\n"
+                       f"                m.charge(0)\n"
+                       f"            r = memo[key] = kept[0]\n"
+                       f"        else:\n"
+                       f"            b.used = start + {STEPS_PER_CALL}\n"
+                       f"            if b.used > b.limit:\n"
+                       f"                m.charge(0)\n"
+                       f"            before = b.used\n"
+                       f"{worked}"
+                       f"    if m.calls is not None:\n"
+                       f"        m.calls.append((key, (m.s.num_players, {classes}key), b.used - start))\n"
+                       f"    return r\n")
+                self.source.append(src)
+                return fname
             src = (f"def {fname}(m{arglist}):\n"
                    f"    b = m.budget\n"
                    f"    start = b.used\n"
