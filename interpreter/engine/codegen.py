@@ -1381,6 +1381,8 @@ class CodeGen:
             v = self.var()
             shown = f"m.game.player_name({v})" if t == "player" else f"m.game.card_names[{v}]"
             return f"({shown} if type({v} := {value}) is int else _text(m, {v}, {show}))"
+        if t == "text" and _texts_only(self.known(_const_of_item(value))):
+            return value  # an item of a constant list of texts (a square's name): a text, or an error
         if t in ("text", "int") and not self.in_iterable:
             # A text reads as itself, a number as its digits: no call; anything else (none, a
             # value of another type than the checker's) as before.
@@ -2657,6 +2659,21 @@ def _loop_tally(cost: int) -> str:
 
 
 _CONST_NAME = re.compile(r"_k\d+\Z")
+_CONST_ITEM = re.compile(r"_k\d+\[")
+
+
+def _const_of_item(source: str) -> str:
+    """`_k3` when generated source is exactly an item of that constant, `_k3[...]`; else ""."""
+    match = _CONST_ITEM.match(source)
+    if match is None or _bracket_end(source, match.end() - 1) != len(source) - 1:
+        return ""
+    return source[:match.end() - 1]
+
+
+def _texts_only(items: list | None) -> bool:
+    """Whether a constant list is there and holds nothing but texts."""
+    return items is not None and all(type(x) is str for x in items)
+
 # What a choice's filter or labels read of the state or the locals by a constant key (`filter`)
 _ITEMS_READ = re.compile(r"\bm\.s\.(?:vars|zones)\[_k\d+\]|\bL\[_k\d+\]")
 _ITER_CALL = re.compile(r"(_iter|_iter_range)\(m, ([-\w, ]*)\)\Z")
