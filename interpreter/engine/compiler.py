@@ -20,6 +20,7 @@ from rulelang.diagnostics import Diagnostic, RuleError, RuleRuntimeError
 
 from . import chance
 from .budget import (
+    MAX_INT,
     MAX_ITEMS,
     MAX_STEPS_PER_LOAD,
     STEPS_PER_CALL,
@@ -1116,7 +1117,19 @@ class _Compiler:
 
             def add_to_var(m, fr):
                 L = fr.locals
-                new = _added(m, m.s.vars[name], value(m, L), subtract, where)
+                values = m.s.vars
+                old = values[name]
+                add = value(m, L)
+                if (old.__class__ is int and add.__class__ is int and m.branch is None
+                        and -MAX_INT <= (new := old - add if subtract else old + add) <= MAX_INT):
+                    # (two whole numbers, the commonest: `_added` and `set_var` written out)
+                    j = m.journal
+                    if j is not None and name not in j.vars:
+                        j.vars[name] = old
+                    values[name] = new
+                    fr.pc += 1
+                    return
+                new = _added(m, old, add, subtract, where)
                 if m.branch is not None:
                     m.shared_change(f"set the shared `{name}`", pos)
                 m.set_var(name, new)
@@ -1135,7 +1148,19 @@ class _Compiler:
             L = fr.locals
             who = obj(m, L)
             key = f"{name}#{who}"
-            new = _added(m, m.s.vars[key], value(m, L), subtract, where)
+            values = m.s.vars
+            old = values[key]
+            add = value(m, L)
+            if (old.__class__ is int and add.__class__ is int and m.branch is None
+                    and -MAX_INT <= (new := old - add if subtract else old + add) <= MAX_INT):
+                # (two whole numbers, the commonest: `_added` and `set_var` written out)
+                j = m.journal
+                if j is not None and key not in j.vars:
+                    j.vars[key] = old
+                values[key] = new
+                fr.pc += 1
+                return
+            new = _added(m, old, add, subtract, where)
             if m.branch is not None and who != m.branch.player:
                 m.shared_change(f"set another player's `{name}`", pos)
             m.set_var(key, new)
