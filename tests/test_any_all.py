@@ -177,7 +177,9 @@ def test_a_define_that_is_one_any_or_all_pays_and_fails_as_the_reference_at_any_
     assert "_items_until(" not in source  # every one of them written as loops
     # mark(p) compared with each item is paid by the items counted (`_counted_held`), on the
     # right and on the left, in loops inside loops and in a loop alone
-    assert source.count("is not _MISS else ((_u := _u - 5), ") == 4
+    assert source.count("is not _MISS else ((_u := _u - 5), ") == 1  # marked(p)
+    # ...and in loops over a constant list of lists whose first list has items, made before them
+    assert len(re.findall(r"if (_h\d+) is _MISS:\n +_u -= 5\n +\1 = _d\d+\(m, a0\)", source)) == 3
     # loops of any() or all() over each of a constant list of lists, without a `where`: the lines'
     # lengths paid from a table (`loops_over_lists`): all but some_line
     assert len(re.findall(r"\(_u := _u \+ _k\d+\[_v\d+\] \+ _v\d+ \* \d+\)", source)) == 5

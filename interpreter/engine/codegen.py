@@ -1779,6 +1779,15 @@ class CodeGen:
                     elem, per_item = counted, per_item + STEPS_PER_CALL
         finally:
             self.in_loop -= 2
+        side = _held_side(elem) if per_item != 2 and constant[0] else None
+        if side is not None:
+            # The first list has items, and the loops compare its first item at least: the
+            # call is made before them (when it has not been), taking its own payment back as
+            # where it was (the items counted pay for each use)
+            elem, held, call = side
+            out += [f"{ind}if {held} is _MISS:",
+                    f"{ind}    _u -= {STEPS_PER_CALL}",
+                    f"{ind}    {held} = {call}"]
         inner_any = name == "any"
         starts = [0]  # the lengths of the first k lines, for each k
         for line in constant:
@@ -2693,6 +2702,7 @@ def _invariant(source: str) -> bool:
 
 _KID_CALL = re.compile(r"(_d\d+)\(m((?:, \w+)*)\)\Z")  # a define's call of names (`kid_call`)
 _HELD = re.compile(rf"\((_h\d+) if \1 is not _MISS and \(_u := _u \+ {STEPS_PER_CALL}\) else \(\1 := ")
+_COUNTED = re.compile(rf"\((_h\d+) if \1 is not _MISS else \(\(_u := _u - {STEPS_PER_CALL}\), \(\1 := ")
 
 
 def _held(source: str) -> str | None:
@@ -2732,6 +2742,21 @@ def _counted_held(source: str, op: str) -> str | None:
     call = source[start + len(f"({held} if {held} is not _MISS and (_u := _u + {STEPS_PER_CALL}) else ({held} := "):end - 1]
     side = f"({held} if {held} is not _MISS else ((_u := _u - {STEPS_PER_CALL}), ({held} := {call}))[-1])"
     return source[:start] + side + source[end + 1:]
+
+
+def _held_side(source: str) -> tuple[str, str, str] | None:
+    """For a comparison `_counted_held` gave: the comparison reading the name alone, the name,
+    and the call that works it out (`loops_over_lists` makes it before its loops); else None."""
+    match = _COUNTED.search(source)
+    if match is None:
+        return None
+    held = match.group(1)
+    end = _bracket_end(source, match.start())
+    head = f"({held} if {held} is not _MISS else ((_u := _u - {STEPS_PER_CALL}), ({held} := "
+    if end is None or not source.startswith(head, match.start()) or source[end - 6:end + 1] != "))[-1])":
+        return None
+    call = source[match.start() + len(head):end - 6]
+    return source[:match.start()] + held + source[end + 1:], held, call
 
 
 def _bracket_end(source: str, start: int) -> int | None:
