@@ -31,7 +31,8 @@ GAMES = [ROOT / "games" / "off_plan", ROOT / "games" / "welcome_to", ROOT / "gam
 # Every name the generated runs may use: their own (the machine, the frame, its locals, the
 # budget, the pc, a loop's index) and the namespace's, made of indices.
 _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "memo", "locals", "pop", "len",
-        "BaseException", "enter", "list", "log", "branch", "player", "s", "active"}
+        "BaseException", "enter", "list", "log", "branch", "player", "s", "active",
+        "_l", "get"}  # (a local read in place: `_l if (_l := L.get(_s3, _s4)) is not _s4 else ...`)
 _INDEXED = re.compile(r"_(s|run)\d+")
 
 

@@ -861,21 +861,27 @@ class CodeGen:
         i = len(self.refs)
         self.refs.append(ref)
         self.slot, self.roots = ("fn", i), [(None, e)]
+        local = (self.p.resolved.get(id(e), ("local", e.id))[1] if kind == "expr" and isinstance(e, n.Name)
+                 and self.p.resolved.get(id(e), ("local",))[0] == "local" and not self.by_reference(e) else None)
         if self.replay is not None:
             self.cook_slot(e)
             fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
             self.functions.append((fn, self.body_names[i], i))
+            if local is not None:
+                fn.local = local  # type: ignore[attr-defined] - (see below)
             return fn
         if kind == "expr" and isinstance(e, n.Lit):  # a constant (a menu's label): nothing can fail
             return self.emit(i, f"    return {self.const(e.value)}\n")
-        if kind == "expr" and isinstance(e, n.Name) and self.p.resolved.get(id(e), ("local",))[0] == "local" \
-                and not self.by_reference(e):
+        if local is not None:
             # A local read alone (a procedure's argument, a turn's player): no budget nor memo to
-            # put back; only a missing name goes to the reference, for its error.
-            return self.emit(
+            # put back; only a missing name goes to the reference, for its error. Ops read it
+            # in place, by the name the function holds as `local`, and call it when it is missing.
+            fn = self.emit(
                 i,
-                f"    v = L.get({self.const(self.p.resolved.get(id(e), ('local', e.id))[1])}, _MISS)\n"
+                f"    v = L.get({self.const(local)}, _MISS)\n"
                 f"    return _refs[_i](m, L) if v is _MISS else v\n")
+            fn.local = local  # type: ignore[attr-defined]
+            return fn
         body = {"expr": self.expr, "text": self.text, "holder": self.holder,
                 "zone": self.zone_key, "cards": self.cards}[kind](e, {})
         # Explicit chance: while some zone's order is unknown (chance.py), the reference reads it,
@@ -2921,6 +2927,15 @@ class _StepsGen:
             self.ns[known] = obj
         return known
 
+    def value(self, f: Any) -> str:
+        """Source working out an expression's function `f`: a local read in place (its function
+        only when the local is missing, for its error), anything else by its call."""
+        local = getattr(f, "local", None)
+        if type(local) is str:
+            miss = self.name(_MISS)
+            return f"(_l if (_l := L.get({self.name(local)}, {miss})) is not {miss} else {self.name(f)}(m, L))"
+        return f"{self.name(f)}(m, L)"
+
     def code(self, code: list) -> list[str | None]:
         """The entries of one code: per pc, the name of its run or None."""
         end = len(code)
@@ -3011,10 +3026,10 @@ class _StepsGen:
             elif kind == "jump":
                 walk(shape[1], ind, path, depth)
             elif kind == "let":
-                lines.append(f"{ind}L[{self.name(shape[1])}] = {self.name(shape[2])}(m, L)")
+                lines.append(f"{ind}L[{self.name(shape[1])}] = {self.value(shape[2])}")
                 walk(pc + 1, ind, path, depth)
             elif kind == "set":
-                lines.append(f"{ind}{self.name(shape[1])}(m, L, {self.name(shape[2])}(m, L))")
+                lines.append(f"{ind}{self.name(shape[1])}(m, L, {self.value(shape[2])})")
                 forget(ind, changes)
                 walk(pc + 1, ind, path, depth)
             elif kind == "begin":  # a `for` loop's items, paid for, and its index
@@ -3050,7 +3065,7 @@ class _StepsGen:
                 from .compiler import RETURN_TO  # (the compiler imports this module)
 
                 pairs, binding, key, where = shape[1:]
-                values = ", ".join(f"{self.name(p)}: {self.name(f)}(m, L)" for p, f in pairs)
+                values = ", ".join(f"{self.name(p)}: {self.value(f)}" for p, f in pairs)
                 lines.append(f"{ind}_t = {{{values}}}")
                 lines.append(f"{ind}fr.pc = {pc + 1}")
                 if binding is not None:  # what it is if the procedure ends without `return`

@@ -30,7 +30,7 @@ from .budget import (
     check_int,
     value_size,
 )
-from .codegen import CodeGen
+from .codegen import _MISS, CodeGen
 from .information import _seats, branch_starts, own_keys
 from .runtime import (
     EFFECTS,
@@ -1059,10 +1059,14 @@ class _Compiler:
         name = self.p.resolved[id(t)][1]
         where = t.pos
 
+        local = _local_read(index)
+
         def set_var_item(m, fr):
             L = fr.locals
             container = m.s.vars[name]
-            i = index(m, L)
+            i = L.get(local, _MISS) if local is not None else _MISS  # (`set board[i]`: read in place)
+            if i is _MISS:
+                i = index(m, L)
             if container.__class__ is list:
                 new = container[:]
                 if not isinstance(i, int) or not (0 <= i < len(new)):
@@ -1433,8 +1437,15 @@ class _Compiler:
 
         # (`expire` only with a lasting modifier in force, `emit` only when a trigger answers the
         # event: otherwise neither does anything, and the calls were a tenth of a turn's ops)
+        local = _local_read(player)
+
         def begin(m, fr):
-            p = player(m, fr.locals)
+            if local is not None:  # (a local, read in place: the commonest turn, `turn p:`)
+                p = fr.locals.get(local, _MISS)
+                if p is _MISS:
+                    p = player(m, fr.locals)
+            else:
+                p = player(m, fr.locals)
             if p is None:
                 raise RuleRuntimeError("a turn needs a player", pos)
             fr.locals[saved] = p
@@ -1603,6 +1614,12 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
     return None
 
 
+def _local_read(f) -> str | None:
+    """The local an expression's generated function only reads (codegen's `local`), or None."""
+    local = getattr(f, "local", None)
+    return local if type(local) is str else None
+
+
 def _pass():
     """The op of `pass` (a new function each: each holds its own position)."""
     def advance(m, fr):
@@ -1687,8 +1704,8 @@ class _PickOp(_Op):
 
     changes = False  # it parks, or sets its local to none (an empty `may choose`): the answer comes in `resume`
 
-    __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "chooser", "prompt", "label", "default_label", "optional",
-                 "cards")
+    __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "chooser", "chooser_local", "prompt", "label",
+                 "default_label", "optional", "cards")
 
     def __init__(self, c: _Compiler, s: n.Pick):
         super().__init__(s.pos)
@@ -1698,6 +1715,7 @@ class _PickOp(_Op):
         # With the codegen backend, the condition over all the items at once (None: item by item)
         self.cond_all = c.codegen.filter(s.cond, s.var) if s.cond is not None and c.codegen is not None else None
         self.chooser = c.chooser(s.by, s.pos)
+        self.chooser_local = _local_read(self.chooser)
         self.prompt = c.expr(s.prompt) if s.prompt is not None else _const(f"Choose {s.var}")
         self.label = c.expr(s.label) if s.label is not None else None
         self.labels_all = c.codegen.filter(s.label, s.var, labels=True) \
@@ -1750,7 +1768,8 @@ class _PickOp(_Op):
         if self.optional:
             items.append(None)
             labels.append("Skip")
-        m.wait(self.chooser(m, L), self.prompt(m, L), "pick", items, labels)
+        who = L.get(self.chooser_local, _MISS) if self.chooser_local is not None else _MISS  # (`by p`: read in place)
+        m.wait(who if who is not _MISS else self.chooser(m, L), self.prompt(m, L), "pick", items, labels)
 
     def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         fr.locals[self.var] = value
