@@ -687,10 +687,11 @@ def _paid_texts(m, texts):
     choice): the same total, and an overrun still raises in the op, where the choice's slow path
     (item by item, ``_PickOp``) reports it as it always did."""
     b = m.budget
-    b.used += sum(map(len, texts))
+    total = sum(map(len, texts))
+    b.used += total
     if b.used > b.limit:
         b.charge(0)
-    if texts and max(map(len, texts)) > MAX_TEXT:  # (in C: most labels are short)
+    if total > MAX_TEXT and max(map(len, texts)) > MAX_TEXT:  # (no text is longer than all of them)
         for i, text in enumerate(texts):
             if len(text) > MAX_TEXT:
                 texts[i] = text[:MAX_TEXT] + "..."
