@@ -682,13 +682,14 @@ def _paid_text(m, text):
     return text if n <= MAX_TEXT else text[:MAX_TEXT] + "..."
 
 
-def _paid_texts(m, texts):
+def _paid_texts(m, texts, times=1):
     """`[charge_text(m, t) for t in texts]` with one payment for all of them (the labels of a
-    choice): the same total, and an overrun still raises in the op, where the choice's slow path
-    (item by item, ``_PickOp``) reports it as it always did."""
+    choice; `times` 2: with the op's own payment for them, see ``_PickOp``): the same total,
+    and an overrun still raises in the op, where the choice's slow path (item by item,
+    ``_PickOp``) reports it as it always did."""
     b = m.budget
     total = sum(map(len, texts))
-    b.used += total
+    b.used += total * times
     if b.used > b.limit:
         b.charge(0)
     if total > MAX_TEXT and max(map(len, texts)) > MAX_TEXT:  # (no text is longer than all of them)
@@ -928,14 +929,17 @@ class CodeGen:
         gives None: the op then goes item by item, and the reference reports the error."""
         i = len(self.filters)
         self.slot, self.roots = ("filter", i), [(None, cond)]
+        twice = labels and isinstance(cond, n.Template) and not self.by_reference(cond)
         if self.replay is not None:
             self.cook_slot(cond)
             fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
             self.filters.append(fn)
+            fn.paid_twice = twice  # type: ignore[attr-defined] - (see below)
             return fn
-        if labels and isinstance(cond, n.Template) and not self.by_reference(cond):
-            # the labels made, then paid for at once (what each label's charge_text came to)
-            each = f"_paid_texts(m, [{self.template(cond, {var: '_x'})} for _x in items])"
+        if twice:
+            # the labels made, then paid for at once: what each label's charge_text came to and
+            # what the op pays for them all after (`paid_twice`: it does not pay again)
+            each = f"_paid_texts(m, [{self.template(cond, {var: '_x'})} for _x in items], 2)"
         else:
             body = self.expr(cond, {var: "_x"})
             each = f"[{body} for _x in items]" if labels else f"[_x for _x in items if {body}]"
@@ -961,6 +965,7 @@ class CodeGen:
             f"        return None\n")
         fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
         self.filters.append(fn)
+        fn.paid_twice = twice  # type: ignore[attr-defined]
         return fn
 
     def reads_zones(self, e) -> bool:

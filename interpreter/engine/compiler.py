@@ -1704,8 +1704,8 @@ class _PickOp(_Op):
 
     changes = False  # it parks, or sets its local to none (an empty `may choose`): the answer comes in `resume`
 
-    __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "chooser", "chooser_local", "prompt", "label",
-                 "default_label", "optional", "cards")
+    __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "labels_paid", "chooser", "chooser_local", "prompt",
+                 "label", "default_label", "optional", "cards")
 
     def __init__(self, c: _Compiler, s: n.Pick):
         super().__init__(s.pos)
@@ -1720,6 +1720,7 @@ class _PickOp(_Op):
         self.label = c.expr(s.label) if s.label is not None else None
         self.labels_all = c.codegen.filter(s.label, s.var, labels=True) \
             if s.label is not None and c.codegen is not None else None
+        self.labels_paid = getattr(self.labels_all, "paid_twice", False)
 
         self.default_label = c.label_fn(elem_type(c.type_of(s.source)))
         self.optional = s.optional
@@ -1751,6 +1752,7 @@ class _PickOp(_Op):
                 return
             raise RuleRuntimeError("nothing to choose from (guard this choice, or use `may choose`)", self.pos)
         labels = self.labels_all(m, L, items) if self.labels_all is not None else None
+        paid = labels is not None and self.labels_paid  # (the op's payment for them made with theirs)
         if labels is None:
             labels = []
             for x in items:
@@ -1760,9 +1762,10 @@ class _PickOp(_Op):
                 else:
                     labels.append(self.default_label(m, x))
         L.pop(self.var, None)
-        b.used += sum(map(len, labels))
-        if b.used > b.limit:
-            b.charge(0, self.pos)
+        if not paid:
+            b.used += sum(map(len, labels))
+            if b.used > b.limit:
+                b.charge(0, self.pos)
         if len(set(labels)) != len(labels):  # (_disambiguate's own test, without its call)
             labels = _disambiguate(labels)
         if self.optional:
