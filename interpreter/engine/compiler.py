@@ -30,7 +30,7 @@ from .budget import (
     check_int,
     value_size,
 )
-from .codegen import _MISS, CodeGen
+from .codegen import _MISS, CodeGen, _flat
 from .information import _seats, branch_starts, own_keys
 from .runtime import (
     EFFECTS,
@@ -1060,6 +1060,10 @@ class _Compiler:
         where = t.pos
 
         local = _local_read(index)
+        # A list its type says holds no lists or maps (a board of numbers): only the item set
+        # now is looked at for one (a value of another type than the checker's), not every item
+        var_type = self.type_of(t)
+        flat = var_type.startswith("list:") and _flat(var_type)
 
         def set_var_item(m, fr):
             L = fr.locals
@@ -1071,8 +1075,9 @@ class _Compiler:
                 new = container[:]
                 if not isinstance(i, int) or not (0 <= i < len(new)):
                     raise RuleRuntimeError(f"index {i} is outside a list of {len(new)}", pos)
-                new[i] = value(m, L)
-                if _CONTAINER_CLASSES.isdisjoint(map(type, new)):  # (charge_value, without its calls)
+                new[i] = v = value(m, L)
+                if ((flat and v.__class__ is not list and v.__class__ is not dict)
+                        or _CONTAINER_CLASSES.isdisjoint(map(type, new))):  # (charge_value, without its calls)
                     if len(new) > MAX_ITEMS:
                         raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)", pos)
                     b = m.budget
