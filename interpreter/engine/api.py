@@ -32,7 +32,7 @@ from . import chance, information, runtime
 from .budget import MAX_LOG_LINE, Budget, log_line
 from .cache import load_parsed, prime_grammar, store_parsed
 from .chance import CHANCE, NeedChance
-from .compiler import CompiledGame, _PickOp, compile_program
+from .compiler import CompiledGame, _MenuOp, _PickOp, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, SeedPoint, python_error
 from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending, rng_below, rng_shuffle
@@ -1174,6 +1174,8 @@ class State:
                     if op.__class__ is _PickOp:  # (its `resume`, without the call: most choices of items)
                         frame.locals[op.var] = value
                         frame.pc += 1
+                    elif op.__class__ is _MenuOp and op.fixed is not None:  # (the same: where the option starts)
+                        frame.pc = op.starts[value]
                     else:
                         op.resume(m, frame, value, p.player)
                     s.pending = None

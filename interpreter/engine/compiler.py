@@ -1789,7 +1789,7 @@ class _MenuOp(_Op):
 
     changes = False  # it parks; the cost is paid in `resume`, which forgets the define memo then
 
-    __slots__ = ("options", "option_pos", "chooser", "prompt", "starts", "key", "fixed")
+    __slots__ = ("options", "option_pos", "chooser", "chooser_local", "prompt", "starts", "key", "fixed")
 
     def __init__(self, c: _Compiler, s: n.Menu):
         super().__init__(s.pos)
@@ -1801,6 +1801,7 @@ class _MenuOp(_Op):
             each = (o.each[0], c.expr(o.each[1])) if o.each is not None else None
             self.options.append((c.expr(o.label), when, cost, o.once, each))
         self.chooser = c.chooser(s.by, s.pos)
+        self.chooser_local = _local_read(self.chooser)
         self.prompt = c.expr(s.prompt) if s.prompt is not None else _const("Choose")
         self.starts = [0] * len(s.options)
         self.key = f"{s.pos.file}:{s.pos.line}:{s.pos.col}"
@@ -1819,7 +1820,9 @@ class _MenuOp(_Op):
 
     def __call__(self, m: Machine, fr: Frame) -> None:
         L = fr.locals
-        player = self.chooser(m, L)
+        player = L.get(self.chooser_local, _MISS) if self.chooser_local is not None else _MISS  # (`by p`: in place)
+        if player is _MISS:
+            player = self.chooser(m, L)
         fixed = self.fixed
         if fixed is not None:
             m.wait(player, fixed[0], "menu", fixed[1][:], fixed[2][:])
