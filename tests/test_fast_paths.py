@@ -377,3 +377,28 @@ def test_branch_starts_keep_the_cells_and_vars_of_the_players_cards(tmp_path):
     first = Frame(s.branches[0].start.frame.code, 0, {})
     for players in ([0, 1, 2], [2, 0]):
         assert branch_starts(s, players, first, game.compiled) == _branch_starts(s, players, first)
+
+
+@pytest.mark.parametrize(("names", "low", "distinct", "labels"), [
+    ('["a", "b", "c", "d"]', 0, True, ["a", "b", "c"]),
+    ('["a", "a", "c", "d"]', 0, False, ["a (1)", "a (2)", "c"]),  # the same text twice: told apart
+    ('["a", "b", "c", "d"]', 1, False, ["b", "c", "d"]),  # a low bound worked out, not a number: not known
+])
+def test_a_choice_skips_telling_labels_apart_only_when_they_always_differ(tmp_path, names, low, distinct, labels):
+    """`label "{NAMES[x]}"` of items from `range(A, B)` with NAMES all different texts: the labels
+    cannot repeat, so the choice does not look for repeats (`_distinct_labels`); the labels are
+    what the general code makes in either case."""
+    (tmp_path / "game.rules").write_text(f'''game "Names"
+players 2
+const names = {names}
+flow:
+    choose i in range(0{low and f" + {low}"}, {low + 2}) by first(players) label "{{names[i]}}"
+score p:
+    line: 0
+''')
+    for backend in ("reference", "codegen"):
+        game = interpreter.load(str(tmp_path), backend=backend, cache=False)
+        op = game.compiled.codes["flow"][0]
+        state = game.new_game(players=2)
+        assert [a.label for a in state.legal_actions(0)] == labels
+        assert op.distinct is distinct

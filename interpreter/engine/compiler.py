@@ -1709,8 +1709,8 @@ class _PickOp(_Op):
 
     changes = False  # it parks, or sets its local to none (an empty `may choose`): the answer comes in `resume`
 
-    __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "labels_paid", "chooser", "chooser_local", "prompt",
-                 "label", "default_label", "optional", "cards")
+    __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "labels_paid", "distinct", "chooser", "chooser_local",
+                 "prompt", "label", "default_label", "optional", "cards")
 
     def __init__(self, c: _Compiler, s: n.Pick):
         super().__init__(s.pos)
@@ -1726,6 +1726,7 @@ class _PickOp(_Op):
         self.labels_all = c.codegen.filter(s.label, s.var, labels=True) \
             if s.label is not None and c.codegen is not None else None
         self.labels_paid = getattr(self.labels_all, "paid_twice", False)
+        self.distinct = _distinct_labels(c, s)
 
         self.default_label = c.label_fn(elem_type(c.type_of(s.source)))
         self.optional = s.optional
@@ -1771,7 +1772,7 @@ class _PickOp(_Op):
             b.used += sum(map(len, labels))
             if b.used > b.limit:
                 b.charge(0, self.pos)
-        if len(set(labels)) != len(labels):  # (_disambiguate's own test, without its call)
+        if not self.distinct and len(set(labels)) != len(labels):  # (_disambiguate's own test, without its call)
             labels = _disambiguate(labels)
         if self.optional:
             items.append(None)
@@ -1782,6 +1783,25 @@ class _PickOp(_Op):
     def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         fr.locals[self.var] = value
         fr.pc += 1
+
+
+def _distinct_labels(c: _Compiler, s: n.Pick) -> bool:
+    """Whether a choice's labels always differ, so `_disambiguate` has nothing to do: `label
+    "{NAMES[x]}"` of its items `x` from `range(A, B)` (A a number from 0, so the items are
+    different places of NAMES), NAMES a constant list of texts that all differ."""
+    label, source = s.label, s.source
+    if not (isinstance(label, n.Template) and len(label.parts) == 1 and isinstance(label.parts[0], n.Index)):
+        return False
+    names, index = label.parts[0].obj, label.parts[0].index
+    if not (isinstance(index, n.Name) and index.id == s.var and c.p.resolved.get(id(index), ("local",))[0] == "local"
+            and isinstance(names, n.Name) and c.p.resolved.get(id(names), ("",))[0] == "const"):
+        return False
+    if not (isinstance(source, n.Call) and c.p.resolved.get(id(source), ("builtin", source.func)) == ("builtin", "range")
+            and len(source.args) == 2 and isinstance(source.args[0], n.Lit) and type(source.args[0].value) is int
+            and source.args[0].value >= 0):
+        return False
+    texts = c.const(c.p.resolved[id(names)][1])
+    return type(texts) is list and all(type(t) is str for t in texts) and len(set(texts)) == len(texts)
 
 
 class _MenuOp(_Op):
