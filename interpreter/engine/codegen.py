@@ -779,6 +779,7 @@ class CodeGen:
         self.ns["_refs"] = self.refs
         self.const_names: dict[Any, str] = {}
         self.seat_keys: dict[str, str] = {}  # a player var's or zone's prefix -> its table of keys
+        self.seat_names: str | None = None  # the table of the seats' names (`text`)
         self.argument_names: set[str] = set()  # names inlined defines' arguments are worked out into
         # The cards' values (given by the compiler once it has made them) and what `bound` learnt
         self.card_attrs: list[dict] | None = None
@@ -1387,12 +1388,23 @@ class CodeGen:
         t = self.type_of(e)
         show = self.made(("shown_as", t), self.c.shown_as(t))
         value = self.expr(e, scope)
-        if t in ("player", "card") and not self.in_iterable:
-            # A seat reads as its player's name, a card as its name (what `show` gives, without
-            # its calls); anything else (none, a value of another type) as before.
+        if t == "player" and not self.in_iterable:
+            # A seat reads as its player's name, from a table of the seats' names (what `show`
+            # gives, without its calls); anything else (none, a number that is no seat, a value
+            # of another type) as `show` gives it.
+            from .compiler import seat_name  # (the compiler imports this module)
+
+            v, name = self.var(), self.var()
+            if self.seat_names is None:  # (made once)
+                self.seat_names = self.const({seat: seat_name(seat) for seat in range(self.p.max_players)})
+            names = self.seat_names
+            return (f"({name} if type({v} := {value}) is int and ({name} := {names}.get({v})) is not None "
+                    f"else _text(m, {v}, {show}))")
+        if t == "card" and not self.in_iterable:
+            # A card reads as its name (what `show` gives, without its calls); anything else
+            # (none, a value of another type) as before.
             v = self.var()
-            shown = f"m.game.player_name({v})" if t == "player" else f"m.game.card_names[{v}]"
-            return f"({shown} if type({v} := {value}) is int else _text(m, {v}, {show}))"
+            return f"(m.game.card_names[{v}] if type({v} := {value}) is int else _text(m, {v}, {show}))"
         if t == "text" and _texts_only(self.known(_const_of_item(value))):
             return value  # an item of a constant list of texts (a square's name): a text, or an error
         if t in ("text", "int") and not self.in_iterable:

@@ -172,7 +172,7 @@ class CompiledGame:
         self.choice_heads = tuple(f"{self.player_name(seat)}: " for seat in range(self.max_players))
 
     def player_name(self, p: int) -> str:
-        return f"Player {p + 1}"
+        return seat_name(p)
 
     def display_name(self, name: str) -> str:
         """How a declared name (enum member, zone, var, token, kind) is shown to people."""
@@ -1617,6 +1617,11 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
                 L[binding] = drawn
         return draw
     return None
+
+
+def seat_name(p: int) -> str:
+    """A seat's name as people read it (CompiledGame.player_name; codegen's table of seats' names)."""
+    return f"Player {p + 1}"
 
 
 def _local_read(f) -> str | None:
