@@ -166,10 +166,13 @@ class CompiledGame:
     owner_score_lines: set = attrs.Factory(set)  # score lines only their player may read (secret chips)
     card_texts: tuple = ()  # each card's number as text: its key in the state's `known` and `cells`
     choice_heads: tuple = ()  # (made from the seats' names, see __attrs_post_init__)
+    turn_lines: tuple = ()
 
     def __attrs_post_init__(self) -> None:
-        # Each seat's name and the ": " after it, as a choice's line in the log begins (api._carry_out)
+        # Each seat's name and the ": " after it, as a choice's line in the log begins (api._carry_out),
+        # and each seat's line when its turn starts (`turn`)
         self.choice_heads = tuple(f"{self.player_name(seat)}: " for seat in range(self.max_players))
+        self.turn_lines = tuple(f"{self.player_name(seat)}'s turn" for seat in range(self.max_players))
 
     def player_name(self, p: int) -> str:
         return seat_name(p)
@@ -1459,7 +1462,8 @@ class _Compiler:
             s.turn += 1
             if s.once:
                 s.once = [k for k in s.once if not k.startswith("turn|")]
-            m.log("turn", p, f"{m.game.player_name(p)}'s turn")
+            lines = m.game.turn_lines
+            m.log("turn", p, lines[p] if p.__class__ is int and 0 <= p < len(lines) else f"{m.game.player_name(p)}'s turn")
             if s.lasting:
                 m.expire("turn_start", p)
             fr.pc += 1
