@@ -542,6 +542,14 @@ _ARGUMENT_FUNCTIONS = frozenset((
 # a pure define, whose kept results are keyed by the number of players too, may call them.
 _SEAT_FUNCTIONS = frozenset(("players_from", "next_player", "previous_player", "others"))
 # Generated source reading the state, calling a define or the reference: never in a kept body.
+def _zone_free_result(body, t: str) -> bool:
+    """Whether a define's result can never be a zone's own list (which changes in place as
+    cards move, so a result kept past the memo must not be one): a plain value, or a list made
+    anew (`[...]`, a comprehension). Then the body may read zones and still keep its results,
+    checked against the cards the zones held (see `CodeGen.define`)."""
+    return _scalar(t) or isinstance(body, (n.Gen, n.ListLit))
+
+
 _UNKEPT = re.compile(r"m\.s\.|m\.token_count|_refs|\bL\[|\b_d\d+\(|_no_value")
 # How many define results a game keeps at most (see `define`): past it, they are forgotten. Each
 # entry holds the values its body read and its result, lists of at most KEPT_ITEMS items each.
@@ -2161,7 +2169,7 @@ class CodeGen:
         # its body loops (checking a kept result costs about what a body without loops does).
         result = self.type_of(d.value)
         keep = (all(kinds) and not self.free(d.value) and _loops(d.value) and (_scalar(result) or _flat(result))
-                and self.keepable(d.value, set(scope), 0, _scalar(self.type_of(d.value))))
+                and self.keepable(d.value, set(scope), 0, _zone_free_result(d.value, result)))
         body, lines, reads, loops = self.define_body(name, scope, keep)
         if keep and reads is None:  # it read more after all (a define not written in place): as usual
             body, lines, reads, loops = self.define_body(name, scope, False)
@@ -2437,7 +2445,7 @@ class CodeGen:
         outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping
         self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = {}, [], 0, 0
         self.keeping = {"ok": True, "reads": [], "cards": set(), "sized": set(),
-                        "scalar": _scalar(self.type_of(d.value))} if keep else None
+                        "scalar": _zone_free_result(d.value, self.type_of(d.value))} if keep else None
         self.roots.append((name, d.value))
         loops: list[str] = []
         try:
@@ -2460,8 +2468,8 @@ class CodeGen:
         players' vars (of players it was given) and the game's vars, and calls no define but
         small ones that are written in place (whose bodies are looked at too): then its results
         can be kept past the memo's forgetting, checked against what it read (see `define`). A
-        zone (a zone of a player given) too when the result is a plain value (`scalar`): never
-        the zone's own list, which changes as cards move."""
+        zone (a zone of a player given) too when the result is a plain value or a list made anew
+        (`scalar`, see `_zone_free_result`): never the zone's own list, which changes as cards move."""
         if isinstance(e, n.Name):
             cat, name = self.p.resolved.get(id(e), ("local", e.id))
             if (cat == "zone" and not scalar) or cat == "define" or (cat == "builtin" and name in _STATE_NAMES):
