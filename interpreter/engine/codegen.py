@@ -2208,7 +2208,11 @@ class CodeGen:
             # A body calling pure defines notes their calls while it is worked out, and a kept
             # result makes them again (`_replay`); every pure define tells what it paid to the
             # one working it out, if any.
-            classes = "".join(f"type({a}), " for a in args)
+            # (a card's, a player's or a member's values are never numbers that equal truths:
+            # their classes need not be told apart)
+            classes = "".join("" if prm.type.form == "name" and (
+                prm.type.name in ("card", "player") or prm.type.name in self.p.enums or prm.type.name in self.p.kinds)
+                else f"type({a}), " for prm, a in zip(params, args, strict=True))
             if self.calls_define(d.value):
                 worked = (f"            outer = m.calls\n"
                           f"            m.calls = calls = []\n"
