@@ -538,3 +538,50 @@ def test_calls_each_item_begins_with_are_paid_with_the_loop(tmp_path):
     assert re.search(r"\(_v(\d+) := _iter\(m, .*\(\[_v\d+ for _v\d+ in _v\1 if .*\] if _v\1 else \[\]\)", source)
     for seed in range(8):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+
+
+CHIPS = '''game "Chips"
+players 2 to 3
+token gold: supply 40
+token gem: supply 10, sides red blue
+kind coin:
+    worth: int
+cards coin (name, worth):
+    "Copper", 1
+    "Silver", 2
+zone pile: public
+var score per player: int = 0
+var target: player = none
+define rich(c: card) = tokens(c, gold) >= 2
+setup:
+    move cards(coin) to pile
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose c in pile where not rich(c) or p.gold > 0 by p label "{c.name} {tokens(c, gold)}"
+                gain 1 gold to c
+                gain 2 gold to p
+                set p.score += p.gold + tokens(p, gold) + c.gold + p.gem
+                set target = p
+    set target = none
+    for p in players:
+        set p.score += target.gold
+'''
+
+
+def test_tokens_read_through_tables_play_and_fail_as_the_reference(tmp_path):
+    """A player's or a card's tokens of one side read by a table of every holder's key (`p.gold`,
+    `tokens(c, gold)`), tokens of several sides as before: the games, their logs and the work
+    paid are the reference's; and for a holder that is none, the reference's error at its rule."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(CHIPS.replace("+= target.gold", "+= p.gold"))
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    assert source.count("m.s.tokens.get(") >= 4 and "m.token_count(_hold_player" in source  # (gem: two sides)
+    for seed in range(4):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+    (tmp_path / "game.rules").write_text(CHIPS)
+    ref = _failure(tmp_path, "reference")
+    assert _failure(tmp_path, "codegen") == ref
+    assert "game.rules:27:" in ref, ref

@@ -1468,7 +1468,8 @@ class CodeGen:
                                 self.sized(e) if self.keeping is not None else False)
         if cat == "tokens":
             self.impure()
-            return f"m.token_count({self.holder(e.obj, scope)}, {self.const(name)})"
+            return self.token_read(e.obj, name, scope) or \
+                f"m.token_count({self.holder(e.obj, scope)}, {self.const(name)})"
         if cat == "field":
             obj = self.expr(e.obj, scope)  # None indexes nothing: TypeError, then the slow path
             if name == "name":
@@ -1481,6 +1482,32 @@ class CodeGen:
             init = self.made(("card_var_init", name), self.c.card_var_init(name))
             return f"m.s.vars.get({self.key(name + '@', e.obj, scope)}, {init})"
         return "_no_value()"
+
+    def token_read(self, holder, token: str, scope: dict) -> str | None:
+        """How many of a token of one side a player or a card holds, read by a table of every
+        seat's or card's key of it (`Machine.token_count` makes the key, `p2|t|`, at every
+        read); None for a token of several sides or another holder. A holder that is none, or no
+        seat or card, is no key of the table: KeyError, then the slow path (the reference's
+        error, or the 0 it reads for a number past the seats)."""
+        t = self.type_of(holder)
+        decl = self.p.tokens.get(token)
+        if decl is None or t not in ("player", "card"):
+            return None
+        named = {name: values for name, values, _ in decl.props}.get("sides", ("",))
+        if len(named) != 1:  # (several sides, or `sides of E`: read by Machine.token_count)
+            return None
+        if t == "player":
+            holders = {seat: f"p{seat}" for seat in range(self.p.max_players)}
+        elif self.card_attrs is not None and len(self.card_attrs) <= _CARD_KEY_TABLE:
+            holders = {card: f"c{card}" for card in range(len(self.card_attrs))}
+        else:
+            return None
+        table_key = f"tokens {t} {token}"
+        table = self.seat_keys.get(table_key)
+        if table is None:
+            table = self.seat_keys[table_key] = self.const(
+                {v: f"{who}|{token}|{named[0]}" for v, who in holders.items()})
+        return f"m.s.tokens.get({table}[{self.expr(holder, scope)}], 0)"
 
     def key(self, prefix: str, e, scope: dict) -> str:
         """A state key made of a name and a player or card (`score#2`, `played@17`): an f-string,
@@ -2078,6 +2105,13 @@ class CodeGen:
             return self.remembered(name, values, scope, call, self.in_place(name, values))
         if name not in _ARGUMENT_FUNCTIONS:
             self.impure()
+        if (name == "tokens" and len(e.args) == 2 and not e.kwargs and isinstance(e.args[1], n.Name)
+                and self.p.resolved.get(id(e.args[1]), ("",))[0] == "token"):
+            # `tokens(x, t)` of a token named in the rules: as `x.t` is read (its name paid
+            # nothing as an argument: a text)
+            read = self.token_read(e.args[0], self.p.resolved[id(e.args[1])][1], scope)
+            if read is not None:
+                return read
         if name in ("any", "all") and len(e.args) == 1 and isinstance(e.args[0], n.Gen):
             lazy = self.truth_of_gen(e.args[0], name == "any", scope)
             return lazy if lazy is not None else self.reference(e, scope)
