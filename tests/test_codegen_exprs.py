@@ -562,7 +562,8 @@ flow:
                 choose c in pile where not rich(c) or p.gold > 0 by p label "{c.name} {tokens(c, gold)}"
                 gain 1 gold to c
                 gain 2 gold to p
-                set p.score += p.gold + tokens(p, gold) + c.gold + p.gem
+                gain 1 gem to p
+                set p.score += p.gold + tokens(p, gold) + c.gold + p.gem * 10
                 set target = p
     set target = none
     for p in players:
@@ -571,17 +572,19 @@ flow:
 
 
 def test_tokens_read_through_tables_play_and_fail_as_the_reference(tmp_path):
-    """A player's or a card's tokens of one side read by a table of every holder's key (`p.gold`,
-    `tokens(c, gold)`), tokens of several sides as before: the games, their logs and the work
-    paid are the reference's; and for a holder that is none, the reference's error at its rule."""
+    """A player's or a card's tokens read by a table of every holder's key (`p.gold`,
+    `tokens(c, gold)`), or keys for a token of several sides, added in their order: the games,
+    their logs and the work paid are the reference's; and for a holder that is none, the
+    reference's error at its rule."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(CHIPS.replace("+= target.gold", "+= p.gold"))
     source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
-    assert source.count("m.s.tokens.get(") >= 4 and "m.token_count(_hold_player" in source  # (gem: two sides)
+    assert source.count("m.s.tokens.get(") >= 4 and "_token_sum(m.s.tokens, " in source  # (gem: two sides)
+    assert "m.token_count(" not in source
     for seed in range(4):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
     (tmp_path / "game.rules").write_text(CHIPS)
     ref = _failure(tmp_path, "reference")
     assert _failure(tmp_path, "codegen") == ref
-    assert "game.rules:27:" in ref, ref
+    assert "game.rules:28:" in ref, ref

@@ -290,6 +290,15 @@ def _charged_paid(m, out):
     return out
 
 
+def _token_sum(tokens: dict, keys: tuple) -> int:
+    """How many of a token of several sides a holder has (``CodeGen.token_read``): each side's
+    count, in the order of its sides, as ``Machine.token_count`` adds them."""
+    total = 0
+    for key in keys:
+        total += tokens.get(key, 0)
+    return total
+
+
 def _paid(m, x):
     """An argument given to a built-in: a list or a map is paid for by its items."""
     if isinstance(x, (list, dict)):
@@ -1484,9 +1493,9 @@ class CodeGen:
         return "_no_value()"
 
     def token_read(self, holder, token: str, scope: dict) -> str | None:
-        """How many of a token of one side a player or a card holds, read by a table of every
-        seat's or card's key of it (`Machine.token_count` makes the key, `p2|t|`, at every
-        read); None for a token of several sides or another holder. A holder that is none, or no
+        """How many of a token a player or a card holds, read by a table of every seat's or
+        card's key of it, or keys for a token of several sides (`Machine.token_count` makes the
+        key, `p2|t|`, at every read); None for another holder. A holder that is none, or no
         seat or card, is no key of the table: KeyError, then the slow path (the reference's
         error, or the 0 it reads for a number past the seats)."""
         t = self.type_of(holder)
@@ -1494,8 +1503,8 @@ class CodeGen:
         if decl is None or t not in ("player", "card"):
             return None
         named = {name: values for name, values, _ in decl.props}.get("sides", ("",))
-        if len(named) != 1:  # (several sides, or `sides of E`: read by Machine.token_count)
-            return None
+        # (its sides as the compiler lists them: `sides of E`, one per member of E)
+        sides = list(self.p.enums[named[1]]) if len(named) == 2 and named[0] == "of" else list(named)
         if t == "player":
             holders = {seat: f"p{seat}" for seat in range(self.p.max_players)}
         elif self.card_attrs is not None and len(self.card_attrs) <= _CARD_KEY_TABLE:
@@ -1506,8 +1515,11 @@ class CodeGen:
         table = self.seat_keys.get(table_key)
         if table is None:
             table = self.seat_keys[table_key] = self.const(
-                {v: f"{who}|{token}|{named[0]}" for v, who in holders.items()})
-        return f"m.s.tokens.get({table}[{self.expr(holder, scope)}], 0)"
+                {v: f"{who}|{token}|{sides[0]}" if len(sides) == 1 else tuple(f"{who}|{token}|{sd}" for sd in sides)
+                 for v, who in holders.items()})
+        if len(sides) == 1:
+            return f"m.s.tokens.get({table}[{self.expr(holder, scope)}], 0)"
+        return f"_token_sum(m.s.tokens, {table}[{self.expr(holder, scope)}])"  # (each side's, in order)
 
     def key(self, prefix: str, e, scope: dict) -> str:
         """A state key made of a name and a player or card (`score#2`, `played@17`): an f-string,
