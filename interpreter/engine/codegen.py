@@ -228,6 +228,20 @@ def _extreme_built(pick, flat):
     return fused
 
 
+def _built_else(x):
+    """min() or max() of a joined list written in place in a define's body (see `CodeGen.call`)
+    when it is empty (0, as `_max_built` gives) or too long (refused: the slow path reports it)."""
+    if x:
+        raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+    return 0
+
+
+def _too_many():
+    """A range written in place in a define's body (see `CodeGen.first_of`) that is too long:
+    refused (the slow path reports it as the reference does)."""
+    raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+
+
 def _unhoisted():
     """A read hoisted out of a define's loops found nothing (see `CodeGen.hoisted`)."""
     raise RuleRuntimeError("a player's var or zone read for a value that is no player")
@@ -1264,7 +1278,10 @@ class CodeGen:
         if isinstance(e, n.Not):
             return f"(not {self.expr(e.operand, scope)})"
         if isinstance(e, n.Neg):
-            return f"check_int(-{self.expr(e.operand, scope)})"
+            operand = self.expr(e.operand, scope)
+            if _literal_int(operand) and abs(int(operand)) <= MAX_INT:
+                return str(-int(operand))  # `-1` written in the rules: a number, not a call
+            return f"check_int(-{operand})"
         if isinstance(e, n.Cond):
             t, c, o = (self.expr(x, scope) for x in (e.then, e.test, e.orelse))
             if t == o and _literal_int(t) and _PLAIN_TEST.match(c):
@@ -1454,15 +1471,17 @@ class CodeGen:
             return self.made(("const", name), self.c.const(name))  # never copied: no op changes a list or bag in place
         if cat == "var":
             if self.keeping is not None:  # read before the body, so the result can be kept (`define`)
-                return self.read_ahead(f"m.s.vars.get({self.const(name)}, _MISS)", sized=self.sized(e))
+                return self.read_ahead(f"m.s.vars.get({self.const(name)}, _MISS)", f"m.s.vars[{self.const(name)}]",
+                                       sized=self.sized(e))
             if self.hoists is not None and self.in_loop:
                 # read once before a define's body rather than at every item of its loop (the
                 # state does not change while it is worked out; every game has each of its vars)
-                return self.read_ahead(f"m.s.vars.get({self.const(name)}, _MISS)")
+                return self.read_ahead(f"m.s.vars.get({self.const(name)}, _MISS)", f"m.s.vars[{self.const(name)}]")
             return f"m.s.vars[{self.const(name)}]"
         if cat == "zone":
             if self.keeping is not None and self.keeping["scalar"]:  # checked by its cards (`define`)
-                return self.read_ahead(f"m.s.zones.get({self.const(name)}, _MISS)", cards=True, sized=True)
+                return self.read_ahead(f"m.s.zones.get({self.const(name)}, _MISS)", f"m.s.zones[{self.const(name)}]",
+                                       cards=True, sized=True)
             self.impure()
             return f"m.s.zones[{self.const(name)}]"
         if cat == "define":
@@ -1570,19 +1589,21 @@ class CodeGen:
 
     def read_ahead(self, lookup: str, read: str | None = None, cards: bool = False, sized: bool = False,
                    soft: bool = False) -> str:
-        """A read of the state looked up once before a define's body (`lookup`, which gives _MISS
-        when there is nothing to read): the name holding it. When the define keeps its results
-        (see `define`), the names of these reads are what a kept result is checked against (a
-        zone's, `cards`, by the cards it holds, the list itself changing as cards move)."""
+        """A read of the state looked up once before a define's body: the name holding it. When
+        the define keeps its results (see `define`), the names of these reads are what a kept
+        result is checked against (a zone's, `cards`, by the cards it holds, the list itself
+        changing as cards move). `soft`: looked up with `lookup`, which gives _MISS when there is
+        nothing to read, and failing only where the body reads it; else read with `read`, whose
+        failure (a LookupError, as `_unhoisted` would) sends the whole expression to the slow path."""
         read = read or lookup
         name = self.hoists.get(read)
         if name is None:
             name = self.hoists[read] = f"_h{len(self.hoists)}"
-            self.hoist_lines.append(f"{name} = {lookup}")
             if soft:
+                self.hoist_lines.append(f"{name} = {lookup}")
                 self.hoists[f"soft {name}"] = name
             else:
-                self.hoist_lines.append(f"if {name} is _MISS: _unhoisted()")
+                self.hoist_lines.append(f"{name} = {read}")
             if self.keeping is not None:
                 self.keeping["reads"].append(name)
                 if cards:
@@ -1626,7 +1647,20 @@ class CodeGen:
         """A comprehension's iterable `src` made with `:=` in it (`iterable` gave 0): Python
         refuses that, so it is worked out just before the comprehension (which works out its
         iterable first anyway), into a new name: (what goes first, the name); or ("", src)."""
-        if step or ":=" not in src:
+        if step:
+            return "", src
+        inner = _only_argument(src, "_iter_range")
+        parts = _top_level_split(inner) if inner is not None else []
+        if len(parts) in (2, 3) and all(parts) and (len(parts) == 2 or _literal_int(parts[2])):
+            # In a define's body, what `_iter_range` does, without the call (a loop over a range
+            # of a define's arguments runs in most calls of some games' defines): the range
+            # refused when too long (the slow path reports it), its units added to the body's
+            # tally and the budget (the tally counted) checked before the loop starts
+            name = self.var()
+            per = 2 + (int(parts[2]) if len(parts) == 3 else 0)
+            return (f"({name} := range({parts[0]}, ({parts[1]}) + 1)), (len({name}) <= {MAX_ITEMS} or _too_many())"
+                    f" and ((_u := _u + {per} * len({name})) + b.used <= b.limit or _over()), "), name
+        if ":=" not in src:
             return "", src
         name = self.var()
         return f"({name} := {src}), ", name
@@ -2138,7 +2172,18 @@ class CodeGen:
                 args.append(self.holder(a, scope) if prm.type == "holder" else self.expr(a, scope))
         zone = ", _paid_flat" if len(args) == 1 and _flat(self.type_of(e.args[0])) else ""
         if len(args) == 1 and zone and name in ("min", "max") and _only_argument(args[0], "_add_built"):
-            return f"_{name}_built(m, {_only_argument(args[0], '_add_built')})"  # min(a + b): one call
+            joined = _only_argument(args[0], "_add_built")
+            parts = _top_level_split(joined)
+            if self.tallies() and len(parts) == 2:
+                # In a define's body, what `_max_built` does, without the call (a tenth of some
+                # games' defines): the joined list's 3 units an item added to the body's tally
+                # (read after the lists are made, since making them may add to it too),
+                # the budget (the tally counted) checked at once; an empty list gives 0 and a
+                # list too long fails (`_built_else`), which sends it to the slow path
+                t = self.var()
+                return (f"({name}({t}) if ((_u := 3 * len({t} := ({parts[0]}) + ({parts[1]})) + _u) + b.used <= b.limit"
+                        f" or _over()) and 0 < len({t}) <= {MAX_ITEMS} else _built_else({t}))")
+            return f"_{name}_built(m, {joined})"  # min(a + b): one call
         if len(args) == 1 and zone and name in _FUSED_FLAT:
             built = _only_argument(args[0], "_charged_flat")  # a list just built: paid for twice
             if built is not None:
@@ -2872,6 +2917,21 @@ def _only_argument(source: str, helper: str) -> str | None:
     if not (source.startswith(head) and source.endswith(")") and _first_bracket_ends(source)):
         return None  # (or the call closes before the end: `helper(m, a) + b`)
     return source[len(head):-1]
+
+
+def _top_level_split(source: str) -> list[str]:
+    """Generated `source` split at its commas outside brackets (the arguments of a call)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(source):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(source[start:i].strip())
+            start = i + 1
+    parts.append(source[start:].strip())
+    return parts
 
 
 def _first_bracket_ends(source: str) -> bool:
