@@ -1272,7 +1272,7 @@ class CodeGen:
                 test = f"_is(m, {obj}, {self.const(e.kind)})"
             return f"(not {test})" if e.negate else test
         if isinstance(e, n.BoolOp):
-            a, b = (self.expr(x, scope) if _always_bool(x) else f"(not not {self.expr(x, scope)})"
+            a, b = (self.expr(x, scope) if self.always_bool(x) else f"(not not {self.expr(x, scope)})"
                     for x in (e.left, e.right))
             return f"({a} {e.op} {b})"
         if isinstance(e, n.Not):
@@ -1761,8 +1761,34 @@ class CodeGen:
         if elem is None:  # a filter: each item's truth is its condition
             helper = "_any_kept" if stop_at else "_all_kept"
             return f"{before}{helper}(m, ({cond} for {v} in {src})){after}"
+        if cond is None and self.tallies():
+            listed = self.looked_at(elem, v, src, stop_at)
+            if listed is not None:
+                return f"{before}{listed}{after}"
         kept = f" if {cond}" if cond is not None else ""
         return f"{before}_items_until(m, ({elem} for {v} in {src}{kept}), 2, {stop_at}){after}"
+
+    def looked_at(self, elem: str, v: str, src: str, stop_at: bool) -> str | None:
+        """any() (`stop_at` True) or all() of items whose value `elem` reads and compares
+        what the body already holds (its names, their items) and pays nothing but, maybe, calls
+        of small defines written in place (`(_u := _u + 5) and ...` first): in a define's body,
+        every item's value in one list (no generator, no `_items_until`), the items the
+        reference looks at (up to the deciding one) counted in it and added to the body's
+        tally, each with what it pays. An item past the deciding one is worked out too: it can
+        change nothing (a read fails at worst, and the slow path does it all again)."""
+        per = 2
+        match = _LEADING_TALLY.match(elem)
+        while match is not None and _first_bracket_ends(elem):
+            per += int(match.group(1))
+            elem = match.group(2)
+            match = _LEADING_TALLY.match(elem)
+        if not _FREE_SOURCE.match(elem) or _CALL_IN_SOURCE.search(elem):
+            return None
+        found, values = self.var(), self.var()
+        deciding = not stop_at  # each item's `not`: the deciding item's
+        looked = (f"({found} := {values}.index({deciding}) + 1 if {deciding} in ({values} := [not ({elem}) for {v} in {src}])"
+                  f" else 0), (_u := {per} * ({found} or len({values})) + _u), ")
+        return f"({looked}{found} {'>' if stop_at else '=='} 0)[-1]"
 
     def truth_loops(self, e, scope: dict, out: list[str], ind: str, listed: str | None = None) -> str | None:
         """any() or all() of a comprehension that is a define's whole body (or, inside one such,
@@ -2135,6 +2161,17 @@ class CodeGen:
         # nothing, as that 0 says: made again, as `_bag` does)
         return (f"({held} if {held}p and (_u := _u + {held}p) "
                 f"else (({held} := _bag_flat(m, {arg})), ({held}p := len({arg}) + len({held})))[0])")
+
+    def always_bool(self, e, depth: int = 0) -> bool:
+        """`_always_bool`, or a call of a define whose body always gives a bool (its value is its
+        body's, worked out here or by the reference, remembered or not)."""
+        if _always_bool(e):
+            return True
+        if depth < 8 and isinstance(e, (n.Call, n.Name)):
+            cat, name = self.p.resolved.get(id(e), ("", ""))
+            if cat == "define":
+                return self.always_bool(self.p.defines[name].value, depth + 1)
+        return False
 
     def is_range(self, e) -> bool:
         return (isinstance(e, n.Call) and len(e.args) == 2
@@ -2552,6 +2589,7 @@ class CodeGen:
         finally:
             self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping = outer
             self.roots.pop()
+        lines = _used_lines(lines, [body, *loops], keeping["reads"] if keeping is not None else [])
         # (a safety net under the walk: no other read of the state, no call, in what is kept)
         if keeping is None or not keeping["ok"] or _UNKEPT.search(body) or any(_UNKEPT.search(x) for x in loops):
             return body, lines, None, loops
@@ -2769,6 +2807,14 @@ def _size_of(e) -> int:
     return 1 + sum(_size_of(x) for x in _subexpressions(e))
 
 
+# Generated source that begins with a define's call paid in place in a body's tally (`looked_at`)
+_LEADING_TALLY = re.compile(r"\(\(_u := _u \+ (\d+)\) and (.*)\)\Z", re.S)
+# Generated source made of names, numbers, items, comparisons and and/or/not only (`looked_at`):
+# it pays nothing and changes nothing
+_FREE_SOURCE = re.compile(r"[\w\s\[\]()<>=!+-]*\Z")
+_CALL_IN_SOURCE = re.compile(r"\b(?!(?:and|or|not|in|is|if|else)\b)\w+\s*\(|:=")
+
+
 # A test of generated source that pays nothing and cannot raise: two names or numbers compared
 # (the names: parameters, loop variables, constants; `L[...]` and calls do not match).
 _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
@@ -2945,6 +2991,20 @@ def _first_bracket_ends(source: str) -> bool:
             if depth == 0:
                 return i == len(source) - 1
     return False
+
+
+def _used_lines(lines: list[str], sources: list[str], kept: list[str]) -> list[str]:
+    """The hoisted lines (`_h0 = ...`) of a define's body whose name the body (`sources`, or a
+    later line) uses, or a kept result is checked against (`kept`): a read whose use was left out
+    (a condition known when the code is made, `x if true else y`) is not made."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        name = line.split(" = ", 1)[0]
+        used = re.compile(rf"\b{name}\b")
+        if name in kept or not name.isidentifier() or any(
+                used.search(x) for x in sources) or any(used.search(x) for x in lines[i + 1:]):
+            out.append(line)
+    return out
 
 
 def _always_bool(e) -> bool:
