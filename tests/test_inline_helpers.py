@@ -1,0 +1,94 @@
+"""Helpers the generated code writes in place in a define's body (codegen `CodeGen.call`,
+`first_of`, `looked_at`): min()/max() of two lists just joined, a range looped over, and any()/all()
+of items that only read and compare. Each adds what it pays to the body's tally rather than
+paying through a helper's call: the same units, the same results, and, at every budget short of
+what an action costs, the same error with the state unchanged, as the reference evaluator gives.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import interpreter
+from interpreter.engine.budget import Budget
+from rulelang.diagnostics import RuleRuntimeError
+
+BACKENDS = ("reference", "codegen")
+
+GAME = '''game "Rows"
+players 2 to 2
+var row: list of int = [4, -1, 7, -1, 2, 9, -1, 5]
+var wall: list of bool = [false, true, false, false, true, false, false, false]
+var result: list of int = []
+var truths: list of bool = []
+define filled(i: int) = row[i] >= 0
+define start_of(i: int) = max([0] + [j + 1 for j in range(0, i - 1) where wall[j]])
+define left(i: int) = max([-1] + [row[j] for j in range(start_of(i), i - 1) where filled(j)])
+define right(i: int) = min([99] + [row[j] for j in range(i + 1, 7) where filled(j)])
+define none_is(n: int, a: int, b: int) = not any(row[j] == n for j in range(a, b))
+define all_filled(a: int, b: int) = a <= b and all(filled(j) for j in range(a, b))
+define first_ok(a: int) = a >= 0 and any(row[j] >= 0 for j in range(a, 20))
+define far(n: int) = count([j for j in range(0, n)])
+flow:
+    for p in players:
+        turn p:
+            choose i in range(0, 7) by p label "square {i}"
+            set result = [left(i), right(i), -3 - i, far(i * 30000)]
+            set truths = [none_is(i, 0, 7), all_filled(i, 7), all_filled(0, i), first_ok(i)]
+            set row[i] = -1 if i == 6 else i
+score p:
+    line: 0
+'''
+
+
+def _play(game, choice: int, limit: int | None = None):
+    """The first player's action choosing `choice`: (its error, what it paid, the vars it set)."""
+    state = game.new_game(players=2, seed=1)
+    before = state.clone()
+    paid = Budget(limit) if limit is not None else Budget()
+    action = next(a for a in state.legal_actions(0) if a.value == choice)
+    try:
+        state.apply(action, paid)
+    except RuleRuntimeError as err:
+        assert state.s == before.s  # a failing action leaves the state as it was
+        return str(err), paid.used, None
+    return None, paid.used, (state.s.vars["result"], state.s.vars["truths"], state.s.vars["row"])
+
+
+@pytest.mark.parametrize("choice", [0, 3, 4, 6])
+def test_helpers_written_in_place_pay_and_fail_as_the_reference_at_any_budget(tmp_path, choice):
+    (tmp_path / "game.rules").write_text(GAME)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    source = "\n".join(games[1].compiled.generated.source)
+    for written in ("_built_else(", "_too_many()", ".index(False)", ".index(True)"):
+        assert written in source, written  # the forms under test are the ones generated
+    assert "_max_built(" not in source and "_min_built(" not in source
+    full = [_play(game, choice) for game in games]
+    assert full[0] == full[1]
+    # `far(i * 30000)`: a range of more than 100,000 numbers from the fourth square on
+    assert (full[0][0] is not None) == (choice >= 4)
+    if full[0][0] is None:
+        (left, right, negated, far), truths, _ = full[0][2]
+        assert negated == -3 - choice and far == choice * 30000 + 1
+        assert truths[3] is True  # decided at the first filled square, before row[8] (outside the row)
+    step = max(1, full[0][1] // 150)  # (every budget, but for the longest actions every few)
+    for limit in range(0, full[0][1], step):
+        assert _play(games[0], choice, limit) == _play(games[1], choice, limit), limit
+
+
+def test_the_slow_path_is_not_needed_where_no_item_fails(tmp_path):
+    """Looking at items past the deciding one (any() of a list of every item's value) may fail
+    where the reference never looks (`first_ok`, past the end of the row): the slow path then
+    works it out. Where nothing fails, the generated code does it all."""
+    (tmp_path / "game.rules").write_text(GAME)
+    game = interpreter.load(str(tmp_path), cache=False)
+    slow = game.compiled.generated.slow_calls
+    before = slow[0]
+    assert _play(game, 0)[0] is None
+    assert slow[0] == before + 1  # first_ok(0) only: its list reads row[8]
+    (tmp_path / "game.rules").write_text(GAME.replace("range(a, 20)", "range(a, 7)"))
+    game = interpreter.load(str(tmp_path), cache=False)
+    slow = game.compiled.generated.slow_calls
+    before = slow[0]
+    assert _play(game, 0)[0] is None
+    assert slow[0] == before
