@@ -3000,9 +3000,9 @@ def _used_lines(lines: list[str], sources: list[str], kept: list[str]) -> list[s
     out: list[str] = []
     for i, line in enumerate(lines):
         name = line.split(" = ", 1)[0]
-        used = re.compile(rf"\b{name}\b")
-        if name in kept or not name.isidentifier() or any(
-                used.search(x) for x in sources) or any(used.search(x) for x in lines[i + 1:]):
+        # (a name found inside a longer one, `_h1` in `_h10`, keeps its line: harmless)
+        if name in kept or not name.isidentifier() or any(name in x for x in sources) \
+                or any(name in x for x in lines[i + 1:]):
             out.append(line)
     return out
 
