@@ -1,6 +1,7 @@
 """Helpers the generated code writes in place in a define's body (codegen `CodeGen.call`,
-`first_of`, `looked_at`): min()/max() of two lists just joined, a range looped over, and any()/all()
-of items that only read and compare. Each adds what it pays to the body's tally rather than
+`first_of`, `looked_at`, `gen`): min()/max() of two lists just joined, a range looped over, any()/all()
+of items that only read and compare, and a list's items over a range of its positions (a slice,
+when the range lies inside the list: `span(i - 1, ...)` starts outside it for the first square). Each adds what it pays to the body's tally rather than
 paying through a helper's call: the same units, the same results, and, at every budget short of
 what an action costs, the same error with the state unchanged, as the reference evaluator gives.
 """
@@ -29,13 +30,16 @@ define none_is(n: int, a: int, b: int) = not any(row[j] == n for j in range(a, b
 define all_filled(a: int, b: int) = a <= b and all(filled(j) for j in range(a, b))
 define first_ok(a: int) = a >= 0 and any(row[j] >= 0 for j in range(a, 20))
 define far(n: int) = count([j for j in range(0, n)])
+define span(a: int, b: int) = max([-5] + [row[j] for j in range(a, b)])
 flow:
     for p in players:
         turn p:
             choose i in range(0, 7) by p label "square {i}"
-            set result = [left(i), right(i), -3 - i, far(i * 30000)]
-            set truths = [none_is(i, 0, 7), all_filled(i, 7), all_filled(0, i), first_ok(i)]
+            set truths = [none_is(i, 0, 7), none_is(i + 1, 0, 7), all_filled(i, 7), all_filled(0, i)]
+            set result = [left(i), right(i), -3 - i, span(i - 1, i + 1), span(i, 7)]
             set row[i] = -1 if i == 6 else i
+            set truths = truths + [first_ok(i)]
+            set result = result + [far(i * 30000)]
 score p:
     line: 0
 '''
@@ -60,7 +64,7 @@ def test_helpers_written_in_place_pay_and_fail_as_the_reference_at_any_budget(tm
     (tmp_path / "game.rules").write_text(GAME)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
-    for written in ("_built_else(", "_too_many()", ".index(False)", ".index(True)"):
+    for written in ("_built_else(", "_too_many()", ".index(False)", ".index(True)", ".start:"):
         assert written in source, written  # the forms under test are the ones generated
     assert "_max_built(" not in source and "_min_built(" not in source
     full = [_play(game, choice) for game in games]
@@ -68,9 +72,9 @@ def test_helpers_written_in_place_pay_and_fail_as_the_reference_at_any_budget(tm
     # `far(i * 30000)`: a range of more than 100,000 numbers from the fourth square on
     assert (full[0][0] is not None) == (choice >= 4)
     if full[0][0] is None:
-        (left, right, negated, far), truths, _ = full[0][2]
+        (left, right, negated, _, _, far), truths, _ = full[0][2]
         assert negated == -3 - choice and far == choice * 30000 + 1
-        assert truths[3] is True  # decided at the first filled square, before row[8] (outside the row)
+        assert truths[4] is True  # decided at the first filled square, before row[8] (outside the row)
     step = max(1, full[0][1] // 150)  # (every budget, but for the longest actions every few)
     for limit in range(0, full[0][1], step):
         assert _play(games[0], choice, limit) == _play(games[1], choice, limit), limit
@@ -85,7 +89,7 @@ def test_the_slow_path_is_not_needed_where_no_item_fails(tmp_path):
     slow = game.compiled.generated.slow_calls
     before = slow[0]
     assert _play(game, 0)[0] is None
-    assert slow[0] == before + 1  # first_ok(0) only: its list reads row[8]
+    assert slow[0] == before + 1  # `truths + [first_ok(0)]` only: the list of first_ok reads row[8]
     (tmp_path / "game.rules").write_text(GAME.replace("range(a, 20)", "range(a, 7)"))
     game = interpreter.load(str(tmp_path), cache=False)
     slow = game.compiled.generated.slow_calls

@@ -823,6 +823,7 @@ class CodeGen:
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.filters: list[types.FunctionType] = []
         self.source: list[str] = []
+        self.ranges: set[str] = set()  # names of ranges written in place (`first_of`)
         self.fresh = 0
         self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
         self.in_loop = 0  # generating the condition or item of a comprehension
@@ -1657,6 +1658,7 @@ class CodeGen:
             # refused when too long (the slow path reports it), its units added to the body's
             # tally and the budget (the tally counted) checked before the loop starts
             name = self.var()
+            self.ranges.add(name)
             per = 2 + (int(parts[2]) if len(parts) == 3 else 0)
             return (f"({name} := range({parts[0]}, ({parts[1]}) + 1)), (len({name}) <= {MAX_ITEMS} or _too_many())"
                     f" and ((_u := _u + {per} * len({name})) + b.used <= b.limit or _over()), "), name
@@ -1718,7 +1720,16 @@ class CodeGen:
         if elem is None:
             return f"{before}{made(f'[{v} for {v} in {src}{cond}]')}{after}"
         charged = self.charged(f"list:{self.type_of(e.elem)}")
-        return f"{charged}(m, {before}{made(f'[{elem} for {v} in {src}{cond}]')}{after})"
+        listing = f"[{elem} for {v} in {src}{cond}]"
+        item = _ITEM_OF.match(elem) if src in self.ranges and not cond else None
+        if item is not None and item.group(2) == v and item.group(1) != v:
+            # a list's items over a range of its positions (a range written in place, `first_of`):
+            # a slice of it, when every position is one of its own (else item by item, as before)
+            items = item.group(1)
+            listing = (f"({items}[{src}.start:{src}.stop] if 0 <= {src}.start and {src}.stop <= len({items})"
+                       f" else {listing})")
+            return f"{charged}(m, {before}{listing}{after})"
+        return f"{charged}(m, {before}{made(listing)}{after})"
 
     def iterated(self, source_node, scope: dict) -> tuple[str, str]:
         """The source of a loop of any() or all(), and the items it goes over, paid for as `_iter`
@@ -1786,8 +1797,18 @@ class CodeGen:
             return None
         found, values = self.var(), self.var()
         deciding = not stop_at  # each item's `not`: the deciding item's
-        looked = (f"({found} := {values}.index({deciding}) + 1 if {deciding} in ({values} := [not ({elem}) for {v} in {src}])"
-                  f" else 0), (_u := {per} * ({found} or len({values})) + _u), ")
+        search = (f"({values}.index({deciding}) + 1 if {deciding} in ({values} := [not ({elem}) for {v} in {src}])"
+                  f" else 0)")
+        item = _ITEM_IS.match(elem) if src in self.ranges else None
+        if (item is not None and item.group(2) == v and v not in (item.group(1), item.group(4))
+                and item.group(3) == ("==" if stop_at else "!=")):
+            # a list's items over a range of its positions, the deciding one equal to a value
+            # (`any(xs[i] == n ...)`, `all(xs[i] != n ...)`): looked for in a slice of the list,
+            # when every position is one of its own
+            items, wanted = item.group(1), item.group(4)
+            search = (f"(({values}.index({wanted}) + 1 if {wanted} in ({values} := {items}[{src}.start:{src}.stop]) else 0)"
+                      f" if 0 <= {src}.start and {src}.stop <= len({items}) else {search})")
+        looked = f"({found} := {search}), (_u := {per} * ({found} or len({values})) + _u), "
         return f"({looked}{found} {'>' if stop_at else '=='} 0)[-1]"
 
     def truth_loops(self, e, scope: dict, out: list[str], ind: str, listed: str | None = None) -> str | None:
@@ -2807,6 +2828,9 @@ def _size_of(e) -> int:
     return 1 + sum(_size_of(x) for x in _subexpressions(e))
 
 
+# An item of a list (`xs[i]`), and one compared with a value (`(xs[i] == n)`), in generated source
+_ITEM_OF = re.compile(r"(\w+)\[(\w+)\]\Z")
+_ITEM_IS = re.compile(r"\((\w+)\[(\w+)\] (==|!=) ([\w.]+)\)\Z")
 # Generated source that begins with a define's call paid in place in a body's tally (`looked_at`)
 _LEADING_TALLY = re.compile(r"\(\(_u := _u \+ (\d+)\) and (.*)\)\Z", re.S)
 # Generated source made of names, numbers, items, comparisons and and/or/not only (`looked_at`):
