@@ -2025,6 +2025,14 @@ class CodeGen:
         the body's tally before the comprehension (`(_u := _u + n) and `, or "" for nothing)."""
         if not self.tallies():
             return src, ""
+        listed = _LISTED_ITER.match(src)
+        if listed is not None and _first_bracket_ends(src):
+            # a list written out in the rules (`for st in [0, 1, 2]`): paid for as it is made
+            # (`_charged_flat`) and iterated (`_iter`), its length known here; its items as a tuple
+            items = [x for x in listed.group(1).split(", ") if x]
+            if all(_SIMPLE_ITEM.match(x) for x in items):
+                per_item = 2 + per  # (a third argument of `_iter`, when there is one, is `per`)
+                return f"({', '.join(items)}{',' if len(items) == 1 else ''})", _loop_tally(len(items) * per_item)
         match = _ITER_CALL.match(src)
         if match is None:
             return src, ""
@@ -2882,6 +2890,10 @@ def _texts_only(items: list | None) -> bool:
 
 # What a choice's filter or labels read of the state or the locals by a constant key (`filter`)
 _ITEMS_READ = re.compile(r"\bm\.s\.(?:vars|zones)\[_k\d+\]|\bL\[_k\d+\]")
+
+# `_iter` of a list written out in brackets, just made and paid for (`known_iteration`); its items
+_LISTED_ITER = re.compile(r"_iter\(m, _charged_flat\(m, \[([-\w, ]*)\]\)(?:, (\d+))?\)\Z")
+_SIMPLE_ITEM = re.compile(r"-?\d+\Z|_k\d+\Z|True\Z|False\Z|None\Z")
 _ITER_CALL = re.compile(r"(_iter|_iter_range)\(m, ([-\w, ]*)\)\Z")
 
 
