@@ -1,7 +1,8 @@
 """Helpers the generated code writes in place in a define's body (codegen `CodeGen.call`,
 `first_of`, `looked_at`, `gen`): min()/max() of two lists just joined, a range looped over, any()/all()
-of items that only read and compare, and a list's items over a range of its positions (a slice,
-when the range lies inside the list: `span(i - 1, ...)` starts outside it for the first square). Each adds what it pays to the body's tally rather than
+of items that only read and compare, any()/all() over a short list written out (`some_left`,
+`all_right`), and a list's items over a range of its positions (a slice, when the range lies
+inside the list: `span(i - 1, ...)` starts outside it for the first square). Each adds what it pays to the body's tally rather than
 paying through a helper's call: the same units, the same results, and, at every budget short of
 what an action costs, the same error with the state unchanged, as the reference evaluator gives.
 """
@@ -31,11 +32,14 @@ define all_filled(a: int, b: int) = a <= b and all(filled(j) for j in range(a, b
 define first_ok(a: int) = a >= 0 and any(row[j] >= 0 for j in range(a, 20))
 define far(n: int) = count([j for j in range(0, n)])
 define span(a: int, b: int) = max([-5] + [row[j] for j in range(a, b)])
+define some_left(i: int) = i >= 0 and any(left(k + i) > 3 for k in [1, 3, 5])
+define all_right(i: int) = i >= 0 and all(right(k) < 9 - i for k in [0, 2])
 flow:
     for p in players:
         turn p:
             choose i in range(0, 7) by p label "square {i}"
-            set truths = [none_is(i, 0, 7), none_is(i + 1, 0, 7), all_filled(i, 7), all_filled(0, i)]
+            set truths = [none_is(i, 0, 7), none_is(i + 1, 0, 7), all_filled(i, 7), all_filled(0, i),
+                some_left(i), all_right(i)]
             set result = [left(i), right(i), -3 - i, span(i - 1, i + 1), span(i, 7)]
             set row[i] = -1 if i == 6 else i
             set truths = truths + [first_ok(i)]
@@ -64,7 +68,8 @@ def test_helpers_written_in_place_pay_and_fail_as_the_reference_at_any_budget(tm
     (tmp_path / "game.rules").write_text(GAME)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
-    for written in ("_built_else(", "_too_many()", ".index(False)", ".index(True)", ".start:"):
+    for written in ("_built_else(", "_too_many()", ".index(False)", ".index(True)", ".start:",
+                    "((_u := _u + 2) and "):
         assert written in source, written  # the forms under test are the ones generated
     assert "_max_built(" not in source and "_min_built(" not in source
     full = [_play(game, choice) for game in games]
@@ -74,7 +79,7 @@ def test_helpers_written_in_place_pay_and_fail_as_the_reference_at_any_budget(tm
     if full[0][0] is None:
         (left, right, negated, _, _, far), truths, _ = full[0][2]
         assert negated == -3 - choice and far == choice * 30000 + 1
-        assert truths[4] is True  # decided at the first filled square, before row[8] (outside the row)
+        assert truths[6] is True  # decided at the first filled square, before row[8] (outside the row)
     step = max(1, full[0][1] // 150)  # (every budget, but for the longest actions every few)
     for limit in range(0, full[0][1], step):
         assert _play(games[0], choice, limit) == _play(games[1], choice, limit), limit

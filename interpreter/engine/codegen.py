@@ -1774,10 +1774,38 @@ class CodeGen:
             return f"{before}{helper}(m, ({cond} for {v} in {src})){after}"
         if cond is None and self.tallies():
             listed = self.looked_at(elem, v, src, stop_at)
+            if listed is None and tally and not first:
+                listed = self.truth_unrolled(e, src, stop_at, scope)
             if listed is not None:
                 return f"{before}{listed}{after}"
         kept = f" if {cond}" if cond is not None else ""
         return f"{before}_items_until(m, ({elem} for {v} in {src}{kept}), 2, {stop_at}){after}"
+
+    def truth_unrolled(self, e: n.Gen, src: str, stop_at: bool, scope: dict) -> str | None:
+        """any() (`stop_at` True) or all() over a short list known when the code is made (a
+        list written out, `known_iteration`'s tuple, or a constant list), in a define's body:
+        the items written out, `a or b or c` (`and` for all()), each paying, when it is looked
+        at, the 2 units an item looked at pays (added to the body's tally), as `_items_until`
+        pays them; no generator and no call."""
+        if src.startswith("(") and src.endswith(")"):
+            items = [x for x in src[1:-1].split(", ") if x]
+            items = [x.rstrip(",") for x in items]
+        else:
+            known = self.known(src)
+            if known is None or not all(type(x) in (int, str) for x in known):
+                return None
+            items = [self.const(x) for x in known]
+        if not 0 < len(items) <= _UNROLLED_ITEMS or not all(_SIMPLE_ITEM.match(x) for x in items):
+            return None
+        self.in_loop += 1
+        try:
+            elems = [self.expr(e.elem, {**scope, e.var: x}) for x in items]
+        finally:
+            self.in_loop -= 1
+        if any(len(x) > _UNROLLED_SOURCE for x in elems):
+            return None
+        joined = f" {'or' if stop_at else 'and'} ".join(f"((_u := _u + 2) and {x})" for x in elems)
+        return f"({joined})" if self.always_bool(e.elem) else f"(not not ({joined}))"
 
     def looked_at(self, elem: str, v: str, src: str, stop_at: bool) -> str | None:
         """any() (`stop_at` True) or all() of items whose value `elem` reads and compares
@@ -2856,6 +2884,7 @@ _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
 # (enums of 5 and 6 members, in the seed games) paid about 17 ms of a cold load (151 ms, the
 # target 150) for 2-3 % more playouts: every item's code is generated and compiled again.
 _UNROLLED_ITEMS = 4
+_UNROLLED_SOURCE = 400  # characters of an item's source, in an any()/all() written out (`truth_unrolled`)
 # The largest define body (in expression nodes) written in place of a remembered call, and how
 # deep such bodies nest (`in_place`): each is generated, and compiled, at every call site.
 _IN_PLACE_SIZE = 60
