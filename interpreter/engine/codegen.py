@@ -1823,6 +1823,11 @@ class CodeGen:
             match = _LEADING_TALLY.match(elem)
         if not _FREE_SOURCE.match(elem) or _CALL_IN_SOURCE.search(elem):
             return None
+        known = self.known(src)
+        if src not in self.ranges and (known is None or len(known) > _LOOKED_AT_ITEMS):
+            # (over a long list, or one whose length is not known here, the deciding item often
+            # comes early: working out every item costs more than the generator saves)
+            return None
         found, values = self.var(), self.var()
         deciding = not stop_at  # each item's `not`: the deciding item's
         search = (f"({values}.index({deciding}) + 1 if {deciding} in ({values} := [not ({elem}) for {v} in {src}])"
@@ -2884,6 +2889,8 @@ _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
 # (enums of 5 and 6 members, in the seed games) paid about 17 ms of a cold load (151 ms, the
 # target 150) for 2-3 % more playouts: every item's code is generated and compiled again.
 _UNROLLED_ITEMS = 4
+# The longest constant list any()/all() works out every item of (`looked_at`)
+_LOOKED_AT_ITEMS = 12
 _UNROLLED_SOURCE = 400  # characters of an item's source, in an any()/all() written out (`truth_unrolled`)
 # The largest define body (in expression nodes) written in place of a remembered call, and how
 # deep such bodies nest (`in_place`): each is generated, and compiled, at every call site.
