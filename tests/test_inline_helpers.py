@@ -101,3 +101,35 @@ def test_the_slow_path_is_not_needed_where_no_item_fails(tmp_path):
     before = slow[0]
     assert _play(game, 0)[0] is None
     assert slow[0] == before
+
+
+SPANS = '''game "Spans"
+players 2 to 2
+var row per player: list of int = [0, 0, 0, 0, 0, 0, 0, 0]
+var seen per player: list of bool = []
+define free_in(p: player, n: int, a: int, b: int) = (not any(p.row[j] == n for j in range(a, b))
+    and count([j for j in range(a, b) where p.row[j] > n]) < 3)
+flow:
+    repeat 6:
+        for p in players:
+            turn p:
+                choose i in range(0, 7) by p label "square {i}"
+                set p.row[i] = p.row[i] + i + 1
+                set p.seen = [free_in(p, 2, 0, 3), free_in(p, 5, 4, 7), free_in(p, 3, 2, 7), free_in(p, 1, -1, 2)]
+score p:
+    line: 0
+'''
+
+
+def test_a_result_kept_by_the_items_it_read_pays_as_the_reference(tmp_path):
+    """A define reading a player's list only at positions between two of its arguments keeps its
+    results by those items (a slice of the list): a change elsewhere in the list keeps them, one
+    inside works them out again; both pay what the reference pays (a range starting before the
+    list, `free_in(p, 1, -1, 2)`, is never kept that way: its first position is read from the end)."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(SPANS)
+    game = interpreter.load(str(tmp_path), cache=False)
+    source = "\n".join(game.compiled.generated.source)
+    assert "kept[0] == _h0[a2:(a3) + 1]" in source  # checked by the slice of positions a2 to a3
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(8)) == 8 * 6 * 2

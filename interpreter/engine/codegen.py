@@ -823,7 +823,7 @@ class CodeGen:
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.filters: list[types.FunctionType] = []
         self.source: list[str] = []
-        self.ranges: set[str] = set()  # names of ranges written in place (`first_of`)
+        self.ranges: dict[str, tuple[str, str]] = {}  # ranges written in place (`first_of`): name -> bounds
         self.fresh = 0
         self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
         self.in_loop = 0  # generating the condition or item of a comprehension
@@ -1658,7 +1658,7 @@ class CodeGen:
             # refused when too long (the slow path reports it), its units added to the body's
             # tally and the budget (the tally counted) checked before the loop starts
             name = self.var()
-            self.ranges.add(name)
+            self.ranges[name] = (parts[0], parts[1])
             per = 2 + (int(parts[2]) if len(parts) == 3 else 0)
             return (f"({name} := range({parts[0]}, ({parts[1]}) + 1)), (len({name}) <= {MAX_ITEMS} or _too_many())"
                     f" and ((_u := _u + {per} * len({name})) + b.used <= b.limit or _over()), "), name
@@ -1780,6 +1780,30 @@ class CodeGen:
                 return f"{before}{listed}{after}"
         kept = f" if {cond}" if cond is not None else ""
         return f"{before}_items_until(m, ({elem} for {v} in {src}{kept}), 2, {stop_at}){after}"
+
+    def span_read(self, h: str, sources: list[str]) -> tuple[str, str] | None:
+        """The bounds (two arguments or numbers) of the ranges written in place (`first_of`)
+        at whose positions alone generated `sources` read list `h`, when every read of it is
+        one (`h[i]` for an `i` of such a range, a slice of it, `len(h)`) and all those ranges
+        have the same bounds; else None."""
+        text = "\n".join(sources)
+        loops = dict(_LOOP_OVER.findall(text))  # a comprehension's variable -> what it goes over
+        spans = set()
+        for found in re.finditer(rf"\b{h}\b", text):
+            start, end = found.start(), found.end()
+            if text.startswith(f"{h} = ", start) or text[max(0, start - 4):start] == "len(":
+                continue  # (its hoisted line, or its length in a slice's test)
+            read = _POSITION_READ.match(text, end)
+            if read is None:
+                return None
+            over = read.group(1) if read.group(2) else loops.get(read.group(1))
+            if over not in self.ranges:
+                return None
+            spans.add(self.ranges[over])
+        if len(spans) != 1:
+            return None
+        span = spans.pop()
+        return span if all(_BOUND.match(x) for x in span) else None
 
     def truth_unrolled(self, e: n.Gen, src: str, stop_at: bool, scope: dict) -> str | None:
         """any() (`stop_at` True) or all() over a short list known when the code is made (a
@@ -2485,12 +2509,19 @@ class CodeGen:
             # again here in one sum as the body would pay it. Kept for the game as loaded, across
             # its states (clones share their vars' values); the entry holds the values it was
             # checked against, so their identities are never reused while it is kept.
-            same = "".join(f" and kept[{j}] == {h}" if cards else f" and kept[{j}] is {h}"
-                           for j, (h, cards, _) in enumerate(reads))
+            # A list read only at the positions of ranges between the same two arguments (or
+            # numbers), `xs[i] for i in range(a, b)`, is checked by those items alone (a slice):
+            # the same items give the same result and pay the same, whatever else of it changed.
+            spans = {h: self.span_read(h, [body, *loops, *lines]) for h, cards, _ in reads if not cards}
+            held = {h: (f"{h}[{span[0]}:({span[1]}) + 1]" if span is not None else h) for h, span in spans.items()}
+            same = "".join(f" and kept[{j}] == {h}" if cards else f" and kept[{j}] == {held[h]}" if held[h] != h
+                           else f" and kept[{j}] is {h}" for j, (h, cards, _) in enumerate(reads))
             # (what an entry holds stays small: the lists it read and gives, each at most
             # KEPT_ITEMS long; longer, the result is not kept)
             sized = [h for h, _, sized in reads if sized] + ([] if _scalar(self.type_of(d.value)) else ["r"])
-            short = " and ".join(f"type({h}) in (list, dict) and len({h}) <= {KEPT_ITEMS}" for h in sized)
+            short = " and ".join([f"type({h}) in (list, dict) and len({h}) <= {KEPT_ITEMS}" for h in sized]
+                                 + [f"type({h}) is list and 0 <= {span[0]} and {span[1]} < len({h})"
+                                    for h, span in spans.items() if span is not None])
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
                    f"    key = {key}\n"
@@ -2511,7 +2542,7 @@ class CodeGen:
                    f"            if len(_KEPT) >= _KEPT_MAX:\n"
                    f"                _KEPT.clear()\n"
                    + (f"            if {short}:\n    " if short else "") +
-                   f"            _KEPT[key] = ({''.join(h + ('[:], ' if cards else ', ') for h, cards, _ in reads)}"
+                   f"            _KEPT[key] = ({''.join((h + '[:]' if cards else held[h]) + ', ' for h, cards, _ in reads)}"
                    f"b.used - start, r)\n"
                    f"    return r\n")
         elif all(kinds):
@@ -2889,6 +2920,12 @@ _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
 # (enums of 5 and 6 members, in the seed games) paid about 17 ms of a cold load (151 ms, the
 # target 150) for 2-3 % more playouts: every item's code is generated and compiled again.
 _UNROLLED_ITEMS = 4
+# A comprehension's variable and what it goes over; a read at a position of a list after its name
+# (`[i]`, or a range's slice `[r.start:r.stop]`); a bound of a range that a kept entry may slice by
+# (`CodeGen.span_read`)
+_LOOP_OVER = re.compile(r"for (\w+) in (\w+)\b")
+_POSITION_READ = re.compile(r"\[(\w+)(\.start:\1\.stop)?\]")
+_BOUND = re.compile(r"a\d+\Z|-?\d+\Z")
 # The longest constant list any()/all() works out every item of (`looked_at`)
 _LOOKED_AT_ITEMS = 12
 _UNROLLED_SOURCE = 400  # characters of an item's source, in an any()/all() written out (`truth_unrolled`)
