@@ -3091,15 +3091,8 @@ def _top_level_split(source: str) -> list[str]:
 
 def _first_bracket_ends(source: str) -> bool:
     """Whether the first bracket opened in generated `source` closes at its last character."""
-    depth = 0
-    for i, ch in enumerate(source):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i == len(source) - 1
-    return False
+    first = next((i for i, ch in enumerate(source) if ch in "([{"), None)
+    return first is not None and _bracket_end(source, first) == len(source) - 1
 
 
 def _used_lines(lines: list[str], sources: list[str], kept: list[str]) -> list[str]:
