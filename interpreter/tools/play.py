@@ -45,7 +45,7 @@ class QuitGame(Exception):
 def seat_name(player: int | None) -> str:
     """How a seat is shown to people, as the engine names players in its log: seat 0
     (the first name in ``--agents``, zone key ``hand#0``) is "Player 1"."""
-    return "-" if player is None else f"Player {player + 1}"
+    return screen.seat(player)
 
 
 def seat_names(players: list[int] | None) -> str:

@@ -18,6 +18,8 @@ from rich.text import Text
 
 from rulelang.printable import printable
 
+from ..engine.compiler import seat_name
+
 __all__ = ["Screen", "card_lines", "choice_lines", "generic_lines", "table_lines", "wants_plain"]
 
 WIDTH = 100
@@ -32,7 +34,8 @@ _DIM = "dim"
 
 
 def seat(player: int | None) -> str:
-    return "-" if player is None else f"Player {player + 1}"
+    """A seat as people read it, as the engine's log names it ("Player 1"), or "-" for none."""
+    return "-" if player is None else seat_name(player)
 
 
 def wants_plain(stream: TextIO) -> bool:
