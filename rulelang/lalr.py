@@ -33,14 +33,17 @@ from lark.parsers.lalr_analysis import Shift
 # The whole lexicon of grammar.lark, in the order Lark tries its terminals: newlines and comments
 # (one `_NL`, as Lark's longest terminal), blanks and line continuations (ignored), strings,
 # words (a name or a keyword: the parser state decides, as Lark's contextual lexer does),
-# numbers, then operators, two-character ones before their one-character prefixes.
+# numbers, then operators, two-character ones before their one-character prefixes. Blanks before
+# a token are taken with it (no terminal starts with one): each match costs far more than the
+# characters it reads, and a third of a file's matches were blanks alone.
 _LEXICON = re.compile(
-    r"""(?P<nl>(?:\r?\n[\t ]*|\#[^\n]*)+)
-      | (?P<blank>[\t \f]+|\\[\t \f]*\r?\n)
+    r"""[\t \f]*(?:
+        (?P<nl>(?:\r?\n[\t ]*|\#[^\n]*)+)
+      | (?P<blank>\\[\t \f]*\r?\n)
       | (?P<string>"(?:[^"\\\n]|\\.)*")
       | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
       | (?P<int>[0-9]+)
-      | (?P<op>==|!=|<=|>=|\+=|-=|[()\[\]{}:,.=|<>+\-*/%])
+      | (?P<op>==|!=|<=|>=|\+=|-=|[()\[\]{}:,.=|<>+\-*/%]))
     """,
     re.VERBOSE,
 )
@@ -71,6 +74,7 @@ class _Reader:
         self.builder = builder
         self.meta = _Meta()
         self.busy = False
+        self.chains: dict[tuple, int] = {}  # (state below, state on top, token) -> the top after passthroughs
         terminals = {t.name: t for t in lark.terminals}
         # Operator text -> terminal name, and keyword text -> terminal name.
         self.ops: dict[str, str] = {}
@@ -148,6 +152,20 @@ class _Meta:
 _local = threading.local()
 
 
+def _passthrough_chain(states: dict, below: int, origin: str, ttype: str, end_state: int) -> int:
+    """The state on top after a passthrough reduction to `origin` over `below`, and every
+    passthrough reduction the token then leads to in turn (the loop in ``_drive`` one at a time):
+    an expression goes up a dozen levels of precedence this way. Stops at the end state, where
+    ``_drive`` looks whether the text is read."""
+    top = states[below][origin][1]
+    while top != end_state:
+        action = states[top].get(ttype)
+        if action is None or action[0] or not action[2][5]:  # no action, a shift or another reduction
+            break
+        top = states[below][action[2][2]][1]
+    return top
+
+
 def read(lark, builder_class, text: str, path: str, max_nesting: int, max_depth: int,
          max_digits: int, start: str = "start") -> Any | None:
     """What one file's text (ending in a newline) reads as, from the grammar's rule `start`
@@ -177,6 +195,7 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
     states = r.states
     keywords, ops, kept, word_patterns, pattern_states = r.keywords, r.ops, r.kept, r.word_patterns, r.pattern_states
     meta = r.meta
+    chains = r.chains
     state_stack = [r.start_states[start]]
     end_state = r.end_states[start]
     values: list = []
@@ -197,15 +216,15 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
             if m is None:
                 raise _Giveup
             kind = m.lastgroup
-            value = m.group()
-            col = pos - line_start + 1
-            tok_line = line
+            value = m[kind]  # (without the blanks before it)
             pos = m.end()
+            col = pos - len(value) - line_start + 1
+            tok_line = line
             if kind == "nl" or kind == "blank":
                 newlines = value.count("\n")
                 if newlines:
                     line += newlines
-                    line_start = m.start() + value.rindex("\n") + 1
+                    line_start = pos - len(value) + value.rindex("\n") + 1
                 if kind == "blank" or paren > 0:
                     continue
                 indent_str = value.rsplit("\n", 1)[1] if newlines else None
@@ -286,8 +305,14 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                     break
                 size, callback, origin, inlined, expand1, passthrough = rule
                 if passthrough:
-                    state_stack[-1] = states[state_stack[-2]][origin][1]
-                    if is_end and state_stack[-1] == end_state:
+                    # the whole run of such reductions at once: where it ends depends only on
+                    # the state below, the state on top and the token (remembered per reader)
+                    key = (state_stack[-2], state_stack[-1], ttype)
+                    top = chains.get(key)
+                    if top is None:
+                        top = chains[key] = _passthrough_chain(states, state_stack[-2], origin, ttype, end_state)
+                    state_stack[-1] = top
+                    if is_end and top == end_state:
                         return values[-1]
                     continue
                 if size:
