@@ -121,6 +121,12 @@ def test_the_prelude_itself_is_clean():
     ('game "T"\nflow:\n    let x = 1 $ 2\n', "E101", (3, 15)),
     ('game "T\n', "E101", (1, 6)),
     ("[" * 500, "E102", (1, 61)),
+    # brackets are counted before reading, in comments too, and a closing one never below zero
+    ('game "T"\n# ' + "(" * 61 + "\n", "E102", (2, 63)),
+    ('game "T"\n' + ")" * 5 + "\n# " + "{" * 61 + "\n", "E102", (3, 63)),
+    ('game "T"\nflow:\n' + " " * 241 + "pass\n", "E102", (3, 1)),
+    ('game "T"\nflow:\n' + "\t" * 241 + "pass\n", "E102", (3, 1)),
+    ('game "T"\nflow:\n' + " \t" * 121 + "pass\n", "E102", (3, 1)),
 ])
 def test_syntax_errors(text, code, where):
     with pytest.raises(RuleError) as err:
@@ -129,6 +135,15 @@ def test_syntax_errors(text, code, where):
     assert d.code == code, str(err.value)
     if where:
         assert (d.pos.line, d.pos.col) == where, str(err.value)
+
+
+@pytest.mark.parametrize("text", [
+    'game "T"\n# ' + "(" * 60 + "\n",  # as deep as brackets may go
+    'game "T"\n# ' + "()" * 100 + ")" * 3 + "\n# " + "[" * 60 + "\n",
+    'game "T"\n# ' + " " * 300 + "\n",  # a long run of blanks that indents nothing
+])
+def test_nesting_at_the_limit_is_not_refused_before_reading(text):
+    assert parse_text(text, "s.rules").decls[0].title == "T"
 
 
 def check_text(text):
