@@ -572,6 +572,9 @@ class Machine:
             # all paid at once (the same sum)
             b.used += step * len(cards)
             texts = game.card_texts
+            if len(cards) >= _MANY_CARDS and len(set(cards)) == len(cards):
+                _move_many(self, cards, key, dst)
+                return
             for card in cards:
                 src_key = where[card]
                 if src_key is not last_key:  # (most moves take their cards from one zone)
@@ -756,6 +759,39 @@ class Machine:
 
 
 # ---- effects -----------------------------------------------------------------------------
+
+
+_MANY_CARDS = 32  # from this many cards a move takes them out of each zone in one pass
+
+
+def _move_many(m: Machine, cards: list[int], key: str, dst: list[int]) -> None:
+    """``Machine.move_cards``' card by card, for many distinct cards once paid for: each zone they
+    leave loses them in one pass rather than a search and a shift for each (moving a deck of N
+    cards was N times its length), then they join `dst` at the bottom in the same order. The
+    same zones, order and knowledge as one by one: the cards `dst` already held go to its bottom
+    too, after the ones that stay."""
+    s = m.s
+    game = m.game
+    where, zones, known, texts = s.where, s.zones, s.known, game.card_texts
+    leaving: dict[str, set[int]] = {}  # zone key -> the cards leaving it
+    seen_from: dict[str, int] = {}  # zone key -> who saw its cards
+    for card in cards:
+        src_key = where[card]
+        gone = leaving.get(src_key)
+        if gone is None:
+            gone = leaving[src_key] = set()
+            seen = game.viewer_cache.get((src_key, s.num_players))
+            seen_from[src_key] = seen if seen is not None else viewers(game, src_key, s.num_players)
+        gone.add(card)
+        seen = seen_from[src_key]
+        if seen:
+            k = texts[card]
+            known[k] = known.get(k, 0) | seen
+        where[card] = key
+    for src_key, gone in leaving.items():
+        src = zones[src_key]
+        src[:] = [c for c in src if c not in gone]  # (in place: a rule's local may hold this list)
+    dst.extend(cards)
 
 
 def _eff_move(m: Machine, cards, zone, position=None) -> None:

@@ -1,0 +1,67 @@
+"""A move of many cards (runtime._move_many: each zone they leave loses them in one pass) leaves
+exactly what moving them one at a time leaves: zones in the same order, where each card is, who
+knows each card, and the budget's units."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import interpreter
+from interpreter.engine.budget import Budget
+from interpreter.engine.runtime import _MANY_CARDS, Machine
+from interpreter.tools.simulate import next_player
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _states():
+    game = interpreter.load(str(ROOT / "games" / "plunderbund"))
+    state = game.new_game(players=4, seed=5)
+    rng = random.Random(5)
+    for _ in range(60):  # cards spread over hands, piles and the table, some known to some players
+        if state.is_over:
+            break
+        state.apply_index(rng.randrange(state.num_actions(next_player(state))), next_player(state))
+    return game, state
+
+
+def test_many_cards_moved_at_once_end_where_one_at_a_time_puts_them():
+    game, state = _states()
+    g = game.compiled
+    rng = random.Random(7)
+    keys = [k for k in state.s.zones if k.partition("#")[0] not in (g.zone_slots or {})]
+    n_cards = len(state.s.where)
+    for trial in range(40):
+        many = rng.sample(range(n_cards), rng.randrange(_MANY_CARDS, min(n_cards, 120)))
+        key = rng.choice(keys)
+        if trial % 4 == 0:  # some of them already in the zone they go to
+            many = list(state.s.zones[key]) + many[: _MANY_CARDS]
+            many = list(dict.fromkeys(many))
+        if trial % 3 == 0:  # who sees a zone's cards worked out afresh, not from the cache
+            g.viewer_cache.clear()
+        one_by_one, at_once = state.clone(), state.clone()
+        m1 = Machine(g, one_by_one.s, Budget())
+        for card in many:
+            m1.move_card(card, key)
+        if trial % 3 == 0:
+            g.viewer_cache.clear()
+        m2 = Machine(g, at_once.s, Budget())
+        m2.move_cards(list(many), key)
+        assert at_once.s.zones == one_by_one.s.zones
+        assert at_once.s.where == one_by_one.s.where
+        assert at_once.s.known == one_by_one.s.known
+        assert m2.budget.used == m1.budget.used
+        assert at_once.s.zones[key][-len(many):] == many
+
+
+def test_a_zone_a_local_holds_is_changed_in_place():
+    game, state = _states()
+    src_key = max(state.s.zones, key=lambda k: len(state.s.zones[k]))
+    held = state.s.zones[src_key]
+    assert len(held) >= _MANY_CARDS
+    dst_key = next(k for k in state.s.zones if k != src_key and k.partition("#")[0] not in
+                   (game.compiled.zone_slots or {}))
+    m = Machine(game.compiled, state.s, Budget())
+    m.move_cards(list(held), dst_key)
+    assert held == [] and state.s.zones[src_key] is held
