@@ -210,11 +210,13 @@ class _Flow:
             k = self.key(e, ctx)
             if k is not None and k in ctx.shown:
                 return ctx.shown[k]
-        if isinstance(e, n.Lit):
+        # (by the node's own class: nodes have no subclasses, and this runs thousands of times)
+        kind = type(e)
+        if kind is n.Lit:
             return PUBLIC
-        if isinstance(e, n.Template):
+        if kind is n.Template:
             return self.join_all([p for p in e.parts if not isinstance(p, str)], ctx)
-        if isinstance(e, n.Name):
+        if kind is n.Name:
             cat, name = self.p.resolved.get(id(e), ("local", e.id))
             if cat in ("local", "bind"):
                 return ctx.env.get(name, PUBLIC)
@@ -226,7 +228,7 @@ class _Flow:
             if cat == "define":
                 return self.define_label(name, [], ctx)
             return PUBLIC
-        if isinstance(e, n.Attr):
+        if kind is n.Attr:
             cat, name = self.p.resolved.get(id(e), ("", e.name))
             obj = self.label(e.obj, ctx)
             if cat == "pvar":
@@ -249,7 +251,7 @@ class _Flow:
                 vis = self.var_vis(name)
                 return HIDDEN if vis == "hidden" else obj
             return obj
-        if isinstance(e, n.Call):
+        if kind is n.Call:
             cat = self.p.resolved.get(id(e), ("builtin",))[0]
             if cat == "define":
                 return self.define_label(e.func, list(e.args), ctx)
@@ -260,7 +262,7 @@ class _Flow:
             for a in e.args:  # a zone passed to a function is read for its cards
                 out = join(out, self.zone_label(a, ctx) if self.is_zone(a) else self.label(a, ctx))
             return out
-        if isinstance(e, n.Gen):
+        if kind is n.Gen:
             inner = ctx.fork()
             _forget(inner, e.var)
             src = self.zone_label(e.source, ctx) if self.is_zone(e.source) else self.label(e.source, ctx)
@@ -271,11 +273,11 @@ class _Flow:
             if e.elem is not None:
                 out = join(out, self.value_label(e.elem, inner))
             return out if out is None else frozenset(x for x in out if x != e.var)
-        if isinstance(e, n.ListLit):
+        if kind is n.ListLit:
             return self.join_all_values(list(e.items), ctx)
-        if isinstance(e, n.MapLit):
+        if kind is n.MapLit:
             return self.join_all([v for _, v in e.items], ctx)
-        if isinstance(e, n.Cond):
+        if kind is n.Cond:
             # `a if test else b` with a public test: a secret read in a branch is shown only on the
             # games where that branch is taken (a player's own hand counting only for them). Like a
             # sink under a secret `if`, that is the author's call: a warning (W200), not a refusal.
@@ -690,9 +692,16 @@ def _parts(e) -> Iterator:
             yield v
 
 
+_NODE_TYPES: dict[type, bool] = {}  # type -> whether its values are nodes (asked thousands of times a load)
+
+
 def _is_node(x) -> bool:
     """An attrs node other than a position or a type."""
-    return hasattr(type(x), "__attrs_attrs__") and not isinstance(x, (n.Pos, n.TypeRef))
+    kind = type(x)
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = hasattr(kind, "__attrs_attrs__") and not issubclass(kind, (n.Pos, n.TypeRef))
+    return known
 
 
 def _key(e, subst: dict) -> str | None:
