@@ -366,7 +366,10 @@ def test_remembered_calls_in_loops_are_written_in_place(tmp_path):
     gap = gap[:gap.index("\ndef ")]
     assert gap.count("m.memo.setdefault(") >= 2  # `shortfall` and `lacking` in place
     assert re.search(r"\(_v\d+ := _iter\(m, \(_h\d+ if", gap)  # owned(p) worked out before its loop
-    assert gap.count("_bag_flat(m, _h") <= 2  # bag(owned(p)) counted once (and bag(p.saved))
+    # bag(owned(p)) counted once (and bag(p.saved)), each use of it given the counts made
+    # (a loop over a constant list written out writes the same held counts again for each item)
+    assert len(set(re.findall(r"_bag_flat\(m, _h\d+\)", gap))) <= 2
+    assert gap.count("_bag_flat(m, _h") == len(re.findall(r"\(_h\d+ := _bag_flat\(m, _h", gap))
     for seed in range(8):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
 

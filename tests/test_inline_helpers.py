@@ -9,6 +9,8 @@ what an action costs, the same error with the state unchanged, as the reference 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import interpreter
@@ -133,3 +135,68 @@ def test_a_result_kept_by_the_items_it_read_pays_as_the_reference(tmp_path):
     source = "\n".join(game.compiled.generated.source)
     assert "kept[0] == _h0[a2:(a3) + 1]" in source  # checked by the slice of positions a2 to a3
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(8)) == 8 * 6 * 2
+
+
+WRITTEN = '''game "Weights"
+players 2 to 2
+enum shade: pale "Pale", light "Light", mid "Mid", dark "Dark", deep "Deep", black "Black"
+const shades = [pale, light, mid, dark, deep, black]
+const steps = [3, -2, 5, 0, 6, 1]
+var have per player: list of shade = []
+var row: list of int = [4, -1, 7, -1, 2, 9, -1, 5]
+var result: list of int = []
+define owned(p: player, s: shade) = count([x for x in p.have where x == s])
+define weight(p: player, k: int) = 100 / (k + row[k + 1]) if k >= 0 else -k
+define shade_total(p: player) = sum(owned(p, s) * (2 if s == mid else 1) for s in shades)
+define weighted(p: player) = sum(weight(p, k) + owned(p, pale) for k in steps)
+define listed(p: player) = max([owned(p, s) - count(p.have) for s in shades])
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose s in shades by p label "{s}"
+                set p.have = p.have + [s]
+                choose i in range(0, 7) by p label "square {i}"
+                set row[i] = row[i] + 1
+                set result = [shade_total(p), listed(p), weighted(p)]
+score p:
+    line: 0
+'''
+
+
+def test_a_comprehension_over_a_constant_list_written_out_pays_and_fails_as_the_reference(tmp_path):
+    """`[elem for x in LIST]` over a constant list of 5 to 8 items in a define's body is written
+    out item by item from the item's source made once (codegen `written_out`): no comprehension
+    is made or called, and it pays, and fails (`weight` divides by zero when a square reaches
+    minus the square before), as the reference does, at every budget short of an action's cost."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(WRITTEN)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    source = "\n".join(games[1].compiled.generated.source)
+    assert not re.search(r"for _v\d+ in _k\d+\]", source)  # every loop over `shades`, `steps` written out
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) > 12
+    states = [game.new_game(players=2, seed=1) for game in games]
+    for state in states:
+        for value in ("dark", 2, "mid"):
+            player = state.decision.players[0]
+            state.apply(next(a for a in state.legal_actions(player) if a.value == value))
+    costs = set()
+    for value in (0, 1, 4, 5):
+        outcomes = []
+        for state in states:
+            outcome = []
+            for limit in (None, *range(0, 2000, 7)):
+                trial = state.clone()
+                paid = Budget(limit) if limit is not None else Budget()
+                player = trial.decision.players[0]
+                try:
+                    trial.apply(next(a for a in trial.legal_actions(player) if a.value == value), paid)
+                    outcome.append((None, paid.used, trial.s.vars["result"]))
+                except RuleRuntimeError as err:
+                    assert trial.s == state.s  # a failing action leaves the state as it was
+                    outcome.append((str(err), paid.used, None))
+            outcomes.append(outcome)
+        assert outcomes[0] == outcomes[1], value
+        costs.add(outcomes[0][0][:2])
+    assert {error is None for error, _ in costs} == {True, False}  # square 1 divides by zero

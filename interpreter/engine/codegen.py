@@ -1720,6 +1720,9 @@ class CodeGen:
         if elem is None:
             return f"{before}{made(f'[{v} for {v} in {src}{cond}]')}{after}"
         charged = self.charged(f"list:{self.type_of(e.elem)}")
+        written = self.written_out(elem, v, src) if tally and not cond and not first else None
+        if written is not None:
+            return f"{charged}(m, {before}{written}{after})"
         listing = f"[{elem} for {v} in {src}{cond}]"
         item = _ITEM_OF.match(elem) if src in self.ranges and not cond else None
         if item is not None and item.group(2) == v and item.group(1) != v:
@@ -1730,6 +1733,28 @@ class CodeGen:
                        f" else {listing})")
             return f"{charged}(m, {before}{listing}{after})"
         return f"{charged}(m, {before}{made(listing)}{after})"
+
+    def written_out(self, elem: str, v: str, src: str) -> str | None:
+        """`[elem for v in LIST]` over a constant list of a few more items than `unrolled`
+        writes out (up to _WRITTEN_OUT_ITEMS): the item's source, made once, written again for
+        each item with the loop's variable replaced by the item's constant, `[elem(a), elem(b),
+        ...]`. The same work item by item, in order, as the comprehension does (which is a call
+        of its own, with its frame and cells); unlike `unrolled`, nothing is worked out here per
+        item, so making it costs a load no more than the comprehension did. The iteration is
+        paid for with the body's tally (`known_iteration`), as for the comprehension."""
+        items = self.known(src)
+        if items is None or not 0 < len(items) <= _WRITTEN_OUT_ITEMS or not all(type(x) in (int, str) for x in items):
+            return None
+        if len(elem) * len(items) > _WRITTEN_OUT_SOURCE:
+            return None
+        pieces = _LOCAL_NAME.split(elem)  # (text, a name, text, ...): the loop's variable among the names
+        at = [i for i in range(1, len(pieces), 2) if pieces[i] == v]
+        written = []
+        for x in items:
+            for i in at:
+                pieces[i] = f"({x})" if type(x) is int else self.const(x)
+            written.append("".join(pieces))
+        return f"[{', '.join(written)}]"
 
     def iterated(self, source_node, scope: dict) -> tuple[str, str]:
         """The source of a loop of any() or all(), and the items it goes over, paid for as `_iter`
@@ -2920,6 +2945,10 @@ _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
 # (enums of 5 and 6 members, in the seed games) paid about 17 ms of a cold load (151 ms, the
 # target 150) for 2-3 % more playouts: every item's code is generated and compiled again.
 _UNROLLED_ITEMS = 4
+# The longest constant list a define's comprehension is written out for from its item's source
+# made once (`written_out`), and the most source that may make (items times the item's source).
+_WRITTEN_OUT_ITEMS = 8
+_WRITTEN_OUT_SOURCE = 8_000
 # A comprehension's variable and what it goes over; a read at a position of a list after its name
 # (`[i]`, or a range's slice `[r.start:r.stop]`); a bound of a range that a kept entry may slice by
 # (`CodeGen.span_read`)
@@ -3044,15 +3073,19 @@ def _held_side(source: str) -> tuple[str, str, str] | None:
 def _bracket_end(source: str, start: int) -> int | None:
     """The index of the bracket closing the one opened at `start` of generated source."""
     depth = 0
-    for i in range(start, len(source)):
-        ch = source[i]
-        if ch in "([{":
+    for found in _BRACKET.finditer(source, start):  # (bracket by bracket: a define's body is long)
+        if found.group() in "([{":
             depth += 1
-        elif ch in ")]}":
+        else:
             depth -= 1
             if depth == 0:
-                return i
+                return found.start()
     return None
+
+
+_BRACKET = re.compile(r"[()\[\]{}]")
+_OPENING = re.compile(r"[(\[{]")
+_LOCAL_NAME = re.compile(r"\b(_v\d+)\b")
 
 
 def _depth_at(source: str, index: int) -> int:
@@ -3091,8 +3124,8 @@ def _top_level_split(source: str) -> list[str]:
 
 def _first_bracket_ends(source: str) -> bool:
     """Whether the first bracket opened in generated `source` closes at its last character."""
-    first = next((i for i, ch in enumerate(source) if ch in "([{"), None)
-    return first is not None and _bracket_end(source, first) == len(source) - 1
+    first = _OPENING.search(source)
+    return first is not None and _bracket_end(source, first.start()) == len(source) - 1
 
 
 def _used_lines(lines: list[str], sources: list[str], kept: list[str]) -> list[str]:
