@@ -200,3 +200,33 @@ def test_a_comprehension_over_a_constant_list_written_out_pays_and_fails_as_the_
         assert outcomes[0] == outcomes[1], value
         costs.add(outcomes[0][0][:2])
     assert {error is None for error, _ in costs} == {True, False}  # square 1 divides by zero
+
+
+EMPTY_BAG = '''game "Saved"
+players 2 to 2
+enum hue: grey, red, green, blue, white
+const hues = [grey, red, green, blue, white]
+var saved per player: list of hue = []
+var total per player: int = 0
+define needs(p: player, t: int, e: hue) = t - bag(p.saved)[e]
+define owed(p: player, t: int) = sum(max(0, needs(p, t, e)) for e in hues)
+flow:
+    repeat 4:
+        for p in players:
+            turn p:
+                choose h in [grey, red, blue] by p label "{h}"
+                set p.total = p.total + owed(p, 1) + owed(p, 2)
+                set p.saved = [] if h == grey else p.saved + [h, h]
+'''
+
+
+def test_the_counts_of_an_empty_list_are_made_without_a_call(tmp_path):
+    """`bag(xs)` of a list read into a name (a player's var read once for a define's body) is
+    an empty bag at once when the list is empty, `_bag_flat` called only for a list with items:
+    the same counts, and the same units paid (none for an empty list), as the reference."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(EMPTY_BAG)
+    source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
+    assert re.search(r"\(\{\} if (_h\d+) == \[\] else _bag_flat\(m, \1\)\)", source)
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(10)) == 10 * 4 * 2

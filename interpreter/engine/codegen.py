@@ -2347,6 +2347,8 @@ class CodeGen:
         if len(args) == 1 and name == "count" and not zone and _only_argument(args[0], "_charged_lists") is not None:
             return f"len(_charged_lists(m, {_only_argument(args[0], '_charged_lists')}, 2))"
         if len(args) == 1 and name == "bag" and zone:
+            if args[0].isidentifier():  # an empty list's counts (most often) without the call
+                return f"({{}} if {args[0]} == [] else _bag_flat(m, {args[0]}))"
             return f"_bag_flat(m, {args[0]})"
         if len(args) == 1 and name in _FUSED_1:
             return f"{_FUSED_1[name]}(m, {args[0]}{zone})"
