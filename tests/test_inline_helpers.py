@@ -230,3 +230,65 @@ def test_the_counts_of_an_empty_list_are_made_without_a_call(tmp_path):
     source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
     assert re.search(r"\(\{\} if (_h\d+) == \[\] else _bag_flat\(m, \1\)\)", source)
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(10)) == 10 * 4 * 2
+
+
+FLAGS = '''game "Flags"
+players 2 to 2
+var wall per player: list of bool = [false, true, false, false, true, false, false, false]
+var seen per player: list of bool = []
+var ends per player: list of int = []
+define walled(p: player, a: int, b: int) = a <= b + 1 and any(p.wall[j] for j in range(a, b))
+define all_walls(p: player, a: int, b: int) = a <= b + 1 and all(p.wall[j] for j in range(a, b))
+define starts(p: player, a: int, b: int) = max([a] + [j + 1 for j in range(a, b) where p.wall[j]])
+flow:
+    repeat 4:
+        for p in players:
+            turn p:
+                choose i in range(0, 6) by p label "square {i}"
+                set p.wall[i] = not p.wall[i]
+                set p.seen = [walled(p, 0, i), walled(p, i, 7), all_walls(p, i, i + 1), all_walls(p, 0, 7),
+                    walled(p, 2, 3), all_walls(p, 1, 1)]
+                set p.ends = [starts(p, 0, i), starts(p, i, 7), starts(p, 2, 3)]
+                set p.seen = p.seen + [walled(p, i - 1, i), starts(p, i, i + 7) > 0]
+score p:
+    line: 0
+'''
+
+
+@pytest.mark.parametrize("choice", [0, 1, 4, 6])
+def test_truths_of_a_list_of_truths_over_a_range_pay_and_fail_as_the_reference(tmp_path, choice):
+    """any()/all() of a list of truths' items over a range of its positions, and a comprehension
+    kept where such a list is true, look at a slice of the list (`True in xs[a:b]`) rather than
+    at each item: the same results and units, and at every budget short of what an action costs
+    the same error with the state unchanged. A range starting before the list (`walled(p, i - 1,
+    i)` at square 0: its first position is read from the end) or ending past it (`starts(p, i,
+    i + 7)` from square 1 on, an error) is looked at item by item, as the reference does."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(FLAGS)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    source = "\n".join(games[1].compiled.generated.source)
+    assert ".index(True) + 1 if True in" in source and ".index(False) + 1 if False in" in source
+    assert "True not in " in source  # the forms under test are the ones generated
+
+    def play(game, limit=None):
+        state = game.new_game(players=2, seed=1)
+        before = state.clone()
+        paid = Budget(limit) if limit is not None else Budget()
+        action = next(a for a in state.legal_actions(0) if a.value == choice)
+        try:
+            state.apply(action, paid)
+        except RuleRuntimeError as err:
+            assert state.s == before.s
+            return str(err), paid.used, None
+        return None, paid.used, (state.s.vars["seen#0"], state.s.vars["ends#0"])
+
+    full = [play(game) for game in games]
+    assert full[0] == full[1]
+    assert (full[0][0] is None) == (choice == 0)  # past the list's end from square 1 on
+    for limit in range(0, full[0][1]):
+        assert play(games[0], limit) == play(games[1], limit), limit
+    # (and whole games, with neither of the failing reads)
+    source_ok = FLAGS.replace("walled(p, i - 1, i), starts(p, i, i + 7) > 0", "walled(p, i, i + 1)")
+    (tmp_path / "game.rules").write_text(source_ok)
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(6)) == 6 * 4 * 2

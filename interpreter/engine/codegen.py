@@ -1717,6 +1717,14 @@ class CodeGen:
         # (over items worked out into a name first, none of which there may be: no comprehension
         # made and called for nothing, which is most of the time for some games' loops)
         made = (lambda listed: f"({listed} if {src} else [])") if first else (lambda listed: listed)
+        kept = _ITEM_OF.match(cond[4:]) if cond and src in self.ranges and self.bool_read(e.cond, e.var) else None
+        if kept is not None and kept.group(2) == v and kept.group(1) != v:
+            # kept where a list of truths is true at the item (`[f(i) for i in range(a, b) where
+            # xs[i]]`): none when none of its slice is, found without the comprehension (most
+            # such lists are mostly false), when every position is one of its own
+            flags = kept.group(1)
+            none_true = f"0 <= {src}.start and {src}.stop <= len({flags}) and True not in {flags}[{src}.start:{src}.stop]"
+            made = (lambda listed: f"({listed} if {src} and not ({none_true}) else [])")  # noqa: E731 - as above
         if elem is None:
             return f"{before}{made(f'[{v} for {v} in {src}{cond}]')}{after}"
         charged = self.charged(f"list:{self.type_of(e.elem)}")
@@ -1798,7 +1806,7 @@ class CodeGen:
             helper = "_any_kept" if stop_at else "_all_kept"
             return f"{before}{helper}(m, ({cond} for {v} in {src})){after}"
         if cond is None and self.tallies():
-            listed = self.looked_at(elem, v, src, stop_at)
+            listed = self.looked_at(elem, v, src, stop_at, self.bool_read(e.elem, e.var))
             if listed is None and tally and not first:
                 listed = self.truth_unrolled(e, src, stop_at, scope)
             if listed is not None:
@@ -1856,7 +1864,15 @@ class CodeGen:
         joined = f" {'or' if stop_at else 'and'} ".join(f"((_u := _u + 2) and {x})" for x in elems)
         return f"({joined})" if self.always_bool(e.elem) else f"(not not ({joined}))"
 
-    def looked_at(self, elem: str, v: str, src: str, stop_at: bool) -> str | None:
+    def bool_read(self, e, var: str) -> bool:
+        """Whether `e` is an item of a list of truths at a comprehension's variable `var`
+        (`xs[i]`, xs a list of bool): its items are true or false themselves, so its truth is
+        found by `==` (`True in xs[a:b]`) as well as by looking at each."""
+        return (isinstance(e, n.Index) and isinstance(e.index, n.Name) and e.index.id == var
+                and self.p.resolved.get(id(e.index), ("local", var)) == ("local", var)
+                and self.type_of(e.obj) == "list:bool")
+
+    def looked_at(self, elem: str, v: str, src: str, stop_at: bool, bools: bool = False) -> str | None:
         """any() (`stop_at` True) or all() of items whose value `elem` reads and compares
         what the body already holds (its names, their items) and pays nothing but, maybe, calls
         of small defines written in place (`(_u := _u + 5) and ...` first): in a define's body,
@@ -1889,6 +1905,14 @@ class CodeGen:
             # when every position is one of its own
             items, wanted = item.group(1), item.group(4)
             search = (f"(({values}.index({wanted}) + 1 if {wanted} in ({values} := {items}[{src}.start:{src}.stop]) else 0)"
+                      f" if 0 <= {src}.start and {src}.stop <= len({items}) else {search})")
+        item = _ITEM_OF.match(elem) if bools and src in self.ranges else None
+        if item is not None and item.group(2) == v and item.group(1) != v:
+            # a list of truths' items over a range of its positions (`any(xs[i] for i in
+            # range(a, b))`): the deciding item, true for any() and false for all(), looked for
+            # in a slice of the list, when every position is one of its own
+            items = item.group(1)
+            search = (f"(({values}.index({stop_at}) + 1 if {stop_at} in ({values} := {items}[{src}.start:{src}.stop]) else 0)"
                       f" if 0 <= {src}.start and {src}.stop <= len({items}) else {search})")
         looked = f"({found} := {search}), (_u := {per} * ({found} or len({values})) + _u), "
         return f"({looked}{found} {'>' if stop_at else '=='} 0)[-1]"
