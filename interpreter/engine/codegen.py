@@ -2441,18 +2441,21 @@ class CodeGen:
 
         tally = "_u :=" in body or any("_u :=" in line for line in lines + loops)
 
-        def work(indent: str, target: str, reads_first: bool = True) -> str:
+        def work(indent: str, target: str, reads_first: bool = True, call_paid: bool = True) -> str:
             """The lines that work out the body into `target`: its hoisted reads first and, when
-            it tallies what it pays (`paid_call`, `bag_again`), the tally paid at the end."""
-            out = [f"{indent}_u = 0\n"] if tally else []
+            it tallies what it pays (`paid_call`, `bag_again`), the tally paid at the end. When
+            the call is not paid yet (`call_paid` false, with a tally only), the tally starts
+            with the call's payment."""
+            out = [f"{indent}_u = {0 if call_paid else STEPS_PER_CALL}\n"] if tally else []
             out += [f"{indent}{line}\n" for line in lines] if reads_first else []
             out += [f"{indent}{line}\n" for line in loops]
             out.append(f"{indent}{target} = {body}\n")
             if tally:
-                out.append(f"{indent}if _u:\n"
-                           f"{indent}    b.used += _u\n"
-                           f"{indent}    if b.used > b.limit:\n"
-                           f"{indent}        m.charge(0)\n")
+                paid = f"{indent}    " if call_paid else indent
+                out.append((f"{indent}if _u:\n" if call_paid else "") +
+                           f"{paid}b.used += _u\n"
+                           f"{paid}if b.used > b.limit:\n"
+                           f"{paid}    m.charge(0)\n")
             return "".join(out)
         arglist = "".join(", " + a for a in args)
         key = f"({self.const(name)}, {''.join(a + ', ' for a in args)})"  # the reference's keys
@@ -2600,14 +2603,31 @@ class CodeGen:
             # (`in_place` writes this lookup, key and store in place of its calls in loops of
             # other defines' bodies: the two change together)
             self.remembering.add(name)
-            src = (f"def {fname}(m{arglist}):\n"
-                   f"{pay_call}"
-                   f"    key = {key}\n"
-                   f"    memo = m.memo\n"
-                   f"    r = memo.get(key, _MISS)\n"
-                   f"    if r is _MISS:\n"
-                   f"{work('        ', 'r = memo[key]')}"
-                   f"    return r\n")
+            if tally:
+                # A body tallying what it pays pays the call with its tally, once, when it ends
+                # (the same units; an overrun fails there, and the slow path reports it where
+                # the reference does); a remembered result pays the call alone
+                src = (f"def {fname}(m{arglist}):\n"
+                       f"    key = {key}\n"
+                       f"    memo = m.memo\n"
+                       f"    r = memo.get(key, _MISS)\n"
+                       f"    b = m.budget\n"
+                       f"    if r is _MISS:\n"
+                       f"{work('        ', 'r = memo[key]', call_paid=False)}"
+                       f"    else:\n"
+                       f"        b.used += {STEPS_PER_CALL}\n"
+                       f"        if b.used > b.limit:\n"
+                       f"            m.charge(0)\n"
+                       f"    return r\n")
+            else:
+                src = (f"def {fname}(m{arglist}):\n"
+                       f"{pay_call}"
+                       f"    key = {key}\n"
+                       f"    memo = m.memo\n"
+                       f"    r = memo.get(key, _MISS)\n"
+                       f"    if r is _MISS:\n"
+                       f"{work('        ', 'r = memo[key]')}"
+                       f"    return r\n")
         else:  # the types do not say: try, as the reference does
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
