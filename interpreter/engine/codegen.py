@@ -2576,29 +2576,39 @@ class CodeGen:
             short = " and ".join([f"type({h}) in (list, dict) and len({h}) <= {KEPT_ITEMS}" for h in sized]
                                  + [f"type({h}) is list and 0 <= {span[0]} and {span[1]} < len({h})"
                                     for h, span in spans.items() if span is not None])
+            # (a body tallying what it pays pays its call with the tally, as below, and a kept
+            # result then holds what the call paid too: one payment, one check)
             src = (f"def {fname}(m{arglist}):\n"
-                   f"{pay_call}"
+                   f"{'' if tally else pay_call}"
                    f"    key = {key}\n"
                    f"    memo = m.memo\n"
                    f"    r = memo.get(key, _MISS)\n"
-                   f"    if r is _MISS:\n"
+                   + ("    b = m.budget\n" if tally else "") +
+                   "    if r is _MISS:\n"
                    + "".join(f"        {line}\n" for line in lines) +
                    "        kept = _KEPT.get(key)\n"
                    f"        if kept is not None{same}:\n"
-                   "            if kept[-2]:\n"
-                   "                b.used += kept[-2]\n"
-                   "                if b.used > b.limit:\n"
-                   "                    m.charge(0)\n"
+                   + ("            b.used += kept[-2]\n"
+                      "            if b.used > b.limit:\n"
+                      "                m.charge(0)\n" if tally else
+                      "            if kept[-2]:\n"
+                      "                b.used += kept[-2]\n"
+                      "                if b.used > b.limit:\n"
+                      "                    m.charge(0)\n") +
                    "            r = memo[key] = kept[-1]\n"
                    f"        else:\n"
                    f"            start = b.used\n"
-                   f"{work('            ', 'r = memo[key]', False)}"
+                   f"{work('            ', 'r = memo[key]', False, call_paid=not tally)}"
                    f"            if len(_KEPT) >= _KEPT_MAX:\n"
                    f"                _KEPT.clear()\n"
                    + (f"            if {short}:\n    " if short else "") +
                    f"            _KEPT[key] = ({''.join((h + '[:]' if cards else held[h]) + ', ' for h, cards, _ in reads)}"
                    f"b.used - start, r)\n"
-                   f"    return r\n")
+                   + (f"    else:\n"
+                      f"        b.used += {STEPS_PER_CALL}\n"
+                      f"        if b.used > b.limit:\n"
+                      f"            m.charge(0)\n" if tally else "") +
+                   "    return r\n")
         elif all(kinds):
             # (`in_place` writes this lookup, key and store in place of its calls in loops of
             # other defines' bodies: the two change together)
