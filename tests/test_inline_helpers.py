@@ -240,6 +240,7 @@ var ends per player: list of int = []
 define walled(p: player, a: int, b: int) = a <= b + 1 and any(p.wall[j] for j in range(a, b))
 define all_walls(p: player, a: int, b: int) = a <= b + 1 and all(p.wall[j] for j in range(a, b))
 define starts(p: player, a: int, b: int) = max([a] + [j + 1 for j in range(a, b) where p.wall[j]])
+define times(p: player, v: int) = count(x in p.ends where x == v)
 flow:
     repeat 4:
         for p in players:
@@ -249,7 +250,7 @@ flow:
                 set p.seen = [walled(p, 0, i), walled(p, i, 7), all_walls(p, i, i + 1), all_walls(p, 0, 7),
                     walled(p, 2, 3), all_walls(p, 1, 1)]
                 set p.ends = [starts(p, 0, i), starts(p, i, 7), starts(p, 2, 3)]
-                set p.seen = p.seen + [walled(p, i - 1, i), starts(p, i, i + 7) > 0]
+                set p.seen = p.seen + [times(p, i) > 0, times(p, 0) == 2, walled(p, i - 1, i), starts(p, i, i + 7) > 0]
 score p:
     line: 0
 '''
@@ -259,7 +260,7 @@ score p:
 def test_truths_of_a_list_of_truths_over_a_range_pay_and_fail_as_the_reference(tmp_path, choice):
     """any()/all() of a list of truths' items over a range of its positions, and a comprehension
     kept where such a list is true, look at a slice of the list (`True in xs[a:b]`) rather than
-    at each item: the same results and units, and at every budget short of what an action costs
+    at each item, and `count(x in xs where x == v)` is the list's own count(): the same results and units, and at every budget short of what an action costs
     the same error with the state unchanged. A range starting before the list (`walled(p, i - 1,
     i)` at square 0: its first position is read from the end) or ending past it (`starts(p, i,
     i + 7)` from square 1 on, an error) is looked at item by item, as the reference does."""
@@ -269,7 +270,7 @@ def test_truths_of_a_list_of_truths_over_a_range_pay_and_fail_as_the_reference(t
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     assert ".index(True) + 1 if True in" in source and ".index(False) + 1 if False in" in source
-    assert "True not in " in source  # the forms under test are the ones generated
+    assert "True not in " in source and "_count_equal(m, " in source  # the forms under test are the ones generated
 
     def play(game, limit=None):
         state = game.new_game(players=2, seed=1)

@@ -506,6 +506,22 @@ def _count_flat(m, x, times=1):
     return len(_flat_paid(m, x, times)) if x is not None else 0
 
 
+def _count_equal(m, x, v):
+    """`count(y in x where y == v)` of flat items (`_count_flat(m, [y for y in _iter(m, x) if
+    y == v])`): a list's own count() for a list, its C loop comparing as `==` does; the same
+    charges, the items iterated and those kept."""
+    if x.__class__ is not list:
+        return _count_flat(m, [y for y in _iter(m, x) if y == v])
+    n = x.count(v)
+    if n > MAX_ITEMS:
+        raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+    b = m.budget
+    b.used += len(x) + n
+    if b.used > b.limit:
+        m.charge(0)
+    return n
+
+
 def _sum_flat(m, x, times=1):
     if x.__class__ is list:  # (`_flat_paid` and `check_int`, written out for a list)
         n = len(x)
@@ -2356,6 +2372,14 @@ class CodeGen:
                 return (f"({name}({t}) if ((_u := 3 * len({t} := ({parts[0]}) + ({parts[1]})) + _u) + b.used <= b.limit"
                         f" or _over()) and 0 < len({t}) <= {MAX_ITEMS} else _built_else({t}))")
             return f"_{name}_built(m, {joined})"  # min(a + b): one call
+        if len(args) == 1 and zone and name == "count":
+            equal = _COUNT_EQUAL.match(args[0])
+            if (equal is not None and equal.group(1) == equal.group(2) == equal.group(4)
+                    and equal.group(5) != equal.group(1) and len(_top_level_split(equal.group(3))) == 1
+                    and args[0] == f"[{equal.group(1)} for {equal.group(1)} in _iter(m, {equal.group(3)})"
+                                   f" if ({equal.group(1)} == {equal.group(5)})]"):
+                # `count(x in xs where x == v)`: the list's own count (`_count_equal`)
+                return f"_count_equal(m, {equal.group(3)}, {equal.group(5)})"
         if len(args) == 1 and zone and name in _FUSED_FLAT:
             built = _only_argument(args[0], "_charged_flat")  # a list just built: paid for twice
             if built is not None:
@@ -2983,6 +3007,8 @@ def _size_of(e) -> int:
 
 # An item of a list (`xs[i]`), and one compared with a value (`(xs[i] == n)`), in generated source
 _ITEM_OF = re.compile(r"(\w+)\[(\w+)\]\Z")
+# `[x for x in _iter(m, xs) if (x == v)]`, the argument of a count() (`call`)
+_COUNT_EQUAL = re.compile(r"\[(\w+) for (\w+) in _iter\(m, (.+)\) if \((\w+) == (\w+)\)\]\Z", re.S)
 _ITEM_IS = re.compile(r"\((\w+)\[(\w+)\] (==|!=) ([\w.]+)\)\Z")
 # Generated source that begins with a define's call paid in place in a body's tally (`looked_at`)
 _LEADING_TALLY = re.compile(r"\(\(_u := _u \+ (\d+)\) and (.*)\)\Z", re.S)
