@@ -1078,6 +1078,48 @@ class State:
             if (p is not None and not s.branches and not s.over and s.chance_at is None
                     and (player is None or player == p.player) and index.__class__ is int
                     and 0 <= index < len(p.values)):
+                m = self._kept
+                if (budget is None and m is not None and m.s is s and self._lineage is s and m.budget is self._budget
+                        and runtime.push_counter is None and self.game._replays < MAX_REPLAYS):
+                    # `_carry_out` of a choice of items or of a fixed menu, answered with the
+                    # state's own machine and budget and put back by replay should it fail (every
+                    # decision of a playout after the first), written out: the path of most
+                    # decisions of a small game, where that call and the checks it makes again
+                    # for every other kind of decision were a tenth of a decision
+                    frame = s.stack[-1]  # the choice being answered
+                    g = m.game
+                    op = g.codes[frame.code][frame.pc]
+                    pick = op.__class__ is _PickOp
+                    if pick or (op.__class__ is _MenuOp and op.fixed is not None):
+                        before = (len(s.actions), len(s.log), s.decisions, s.rng, None)
+                        m.budget.used = 0  # (its own budget, paid afresh)
+                        m.log_chars = None
+                        m.tape_pos = 0
+                        m.branch = None
+                        if m.memo:
+                            m.memo = {}
+                        m.journal = None
+                        try:
+                            value = p.values[index]
+                            label = p.labels[index]
+                            if len(label) <= MAX_LOG_LINE and not (pick and op.cards):
+                                s.log.append(["choice", p.player, g.choice_heads[p.player] + label])
+                            else:
+                                s.log.extend(_choice_entries(g, s, p, index, op))
+                            s.actions.append([p.player, value])
+                            if pick:
+                                frame.locals[op.var] = value
+                                frame.pc += 1
+                            else:
+                                frame.pc = op.starts[value]
+                            s.pending = None
+                            m._steps(s.stack, s, False)  # (the stack holds the choice's frame; no branches, not over)
+                            if s.pending is None or s.branches or s.over:
+                                m.run()
+                        except BaseException as err:  # never leave half an action (as `_carry_out`)
+                            if not self._failed(err, p, index, op, before):
+                                raise
+                        return
                 self._carry_out(None, p, index, budget, False)  # one player deciding, the common case, directly
                 return
             if s.branches and not s.over and s.chance_at is None and index.__class__ is int:
@@ -1231,6 +1273,27 @@ class State:
             self._put_back(undo, before)
             raise
         return undo
+
+    def _failed(self, err: BaseException, p: Pending, index: int, op: Any, before: Any) -> bool:
+        """The lean path of ``apply_index`` failed with ``err``: the state put back as
+        ``_carry_out`` puts it, and its error raised as ``_carry_out`` raises it. True when the
+        game now waits at a chance node (explicit chance) and nothing is raised; False when
+        ``err`` is to be raised as it is."""
+        s = self._s
+        self._put_back(None, before)
+        if isinstance(err, NeedChance):  # explicit chance: wait for the outcome, before the decision
+            s.chance_at = [[p.player, index, p.serial], err.key, err.cards]
+            s.tape = []
+            return True
+        if isinstance(err, RULE_FAULTS):  # raised outside the step loop's own guard
+            err = RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})", getattr(op, "pos", None))
+            if err.pos is not None:
+                raise err from None
+        if isinstance(err, RuleRuntimeError) and err.pos is None:  # the choice is where it happened
+            frame = s.stack[-1]
+            raise RuleRuntimeError(err.bare_message,
+                                   getattr(self.game.compiled.codes[frame.code][frame.pc], "pos", None)) from None
+        return False
 
     def _put_back(self, undo: Undo | None, before: Any) -> None:
         """Undo a failed action: by its Undo, or, when it had none, by playing the state's game
