@@ -183,6 +183,9 @@ def test_a_define_that_is_one_any_or_all_pays_and_fails_as_the_reference_at_any_
     # loops of any() or all() over each of a constant list of lists, without a `where`: the lines'
     # lengths paid from a table (`loops_over_lists`): all but some_line
     assert len(re.findall(r"\(_u := _u \+ _k\d+\[_v\d+\] \+ _v\d+ \* \d+\)", source)) == 5
+    # ...and, the lines being few and short, written out item by item (`_lines_written_out`),
+    # but for all_all, whose item works out a number (a call of check_int when it is large)
+    assert source.count("while True:  # (one pass") == 4
     full = []
     for game in games:
         state = game.new_game(players=2, seed=1)
@@ -213,3 +216,44 @@ def test_a_define_that_is_one_any_or_all_pays_and_fails_as_the_reference_at_any_
 def _square(state, i):
     """The second player's action that marks square `i`."""
     return next(a for a in state.legal_actions(1) if a.value == i)
+
+
+@pytest.mark.parametrize("squares", [[0, 0, 0, 0], [1, 1, 1, 0], [2, 1, 0, 2], [1, 2, 1, 1]])
+def test_lines_written_out_fail_and_pay_as_the_reference_at_any_budget(tmp_path, squares):
+    """An any() of all() over constant lines written out item by item: a line reaching past the
+    board (its last one) fails only when every line before it is looked at and does not decide,
+    at the item that reads past the end, and is reported and paid as the reference does, at
+    every budget short of the action's cost too (the state unchanged)."""
+    (tmp_path / "game.rules").write_text(f'''game "Past the edge"
+players 2 to 2
+const lines = [[0, 1, 2], [3, 2, 1], [1, 3, 0, 2], [2, 0], [1, 5]]
+var board: list of int = {squares}
+var won: bool = false
+define mark(p: player) = index_of(players, p) + 1
+define has_line(p: player) = any(all(board[i] == mark(p) for i in line) for line in lines)
+define all_some = all(any(board[i] == 2 for i in line) for line in lines)
+flow:
+    turn first(players):
+        choose i in range(0, 1) by first(players) label "go {{i}}"
+        set won = has_line(first(players)) or all_some
+score p:
+    line: 0
+''')
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    assert "\n".join(games[1].compiled.generated.source).count("while True:  # (one pass") == 2
+
+    def outcome(game, limit=None):
+        state = game.new_game(players=2, seed=0)
+        before = state.clone()
+        paid = Budget() if limit is None else Budget(limit)
+        try:
+            state.apply(state.legal_actions(0)[0], paid)
+        except RuleRuntimeError as err:
+            assert state.s == before.s
+            return str(err), paid.used, None
+        return None, paid.used, state.s.vars["won"]
+
+    full = [outcome(game) for game in games]
+    assert full[0] == full[1]
+    for limit in range(full[0][1]):
+        assert outcome(games[0], limit) == outcome(games[1], limit), limit

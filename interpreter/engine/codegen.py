@@ -2066,24 +2066,28 @@ class CodeGen:
         starts = [0]  # the lengths of the first k lines, for each k
         for line in constant:
             starts.append(starts[-1] + len(line))
-        out += [f"{ind}{count} = 0",
-                f"{ind}{items} = 0",
-                f"{ind}{truth} = {not stop_at}",
-                f"{ind}for {v} in {src}:",
-                f"{ind}    {count} += 1",
-                f"{ind}    for {item} in {v}:",
-                f"{ind}        {items} += 1",
-                f"{ind}        if {'' if inner_any else 'not '}{elem}:",
-                f"{ind}            break"]
-        if inner_any == stop_at:  # (any of any(), all of all()): the outer loop stops where the inner one did
-            out += [f"{ind}    else:",
-                    f"{ind}        continue",
-                    f"{ind}    {truth} = {stop_at}",
-                    f"{ind}    break"]
-        else:  # where the inner one went through
-            out += [f"{ind}    else:",
-                    f"{ind}        {truth} = {stop_at}",
-                    f"{ind}        break"]
+        written = _lines_written_out(constant, elem, item, inner_any, stop_at, (count, items, truth, self.var()), ind)
+        if written is not None:
+            out += written
+        else:
+            out += [f"{ind}{count} = 0",
+                    f"{ind}{items} = 0",
+                    f"{ind}{truth} = {not stop_at}",
+                    f"{ind}for {v} in {src}:",
+                    f"{ind}    {count} += 1",
+                    f"{ind}    for {item} in {v}:",
+                    f"{ind}        {items} += 1",
+                    f"{ind}        if {'' if inner_any else 'not '}{elem}:",
+                    f"{ind}            break"]
+            if inner_any == stop_at:  # (any of any(), all of all()): the outer loop stops where the inner one did
+                out += [f"{ind}    else:",
+                        f"{ind}        continue",
+                        f"{ind}    {truth} = {stop_at}",
+                        f"{ind}    break"]
+            else:  # where the inner one went through
+                out += [f"{ind}    else:",
+                        f"{ind}        {truth} = {stop_at}",
+                        f"{ind}        break"]
         out += [f"{ind}(_u := _u + {self.const(tuple(starts))}[{count}] + {items} * {per_item})",
                 f"{ind}b.used += {count} * 2",
                 f"{ind}if b.used > b.limit:",
@@ -3039,6 +3043,8 @@ _POSITION_READ = re.compile(r"\[(\w+)(\.start:\1\.stop)?\]")
 _BOUND = re.compile(r"a\d+\Z|-?\d+\Z")
 # The longest constant list any()/all() works out every item of (`looked_at`)
 _LOOKED_AT_ITEMS = 12
+_WRITTEN_LINES = 12  # constant lines of an any()/all() of any()/all() written out (`_lines_written_out`)
+_WRITTEN_LINE_ITEMS = 5  # items of each of them at most
 _UNROLLED_SOURCE = 400  # characters of an item's source, in an any()/all() written out (`truth_unrolled`)
 # The largest define body (in expression nodes) written in place of a remembered call, and how
 # deep such bodies nest (`in_place`): each is generated, and compiled, at every call site.
@@ -3105,6 +3111,50 @@ def _held(source: str) -> str | None:
     if match is None or not _first_bracket_ends(source):  # not `(_h1 if ...) + x`
         return None
     return match.group(1)
+
+
+def _lines_written_out(constant: list, elem: str, item: str, inner_any: bool, stop_at: bool,
+                       names: tuple[str, str, str, str], ind: str) -> list[str] | None:
+    """The loops of ``loops_over_lists`` over a few short constant lines of numbers, written out
+    (a line of marks among the 8 lines of a 3 by 3 grid): each line's items as constants, in
+    order, `n = 1 if <item 1 decides> else 2 if <item 2 decides> ... else 0` (0: none decides),
+    in a pass that stops at the deciding line. The same items looked at in the same order, and
+    the same counts left in the loops' names (lines looked at, items looked at, the truth), so
+    what follows pays the same; no loop, no iteration, and no count per item. None (the loops
+    are written) for longer lines or lists, items not numbers, or an item's source that may pay
+    or call (an item's source is repeated per item: it must be a plain test)."""
+    count, items, truth, looked = names
+    if (not 0 < len(constant) <= _WRITTEN_LINES or not _FREE_SOURCE.match(elem) or _CALL_IN_SOURCE.search(elem)
+            or not all(0 < len(line) <= _WRITTEN_LINE_ITEMS and all(type(x) is int for x in line) for line in constant)):
+        return None
+    of_item = re.compile(rf"\b{item}\b")
+    out = [f"{ind}{truth} = {not stop_at}",
+           f"{ind}while True:  # (one pass: `break` at the deciding line)"]
+    body = ind + "    "
+    before = 0  # the items of the lines before this one (all looked at when the outer loop goes on)
+    for i, line in enumerate(constant):
+        tests = [of_item.sub(repr(x), elem) for x in line]
+        deciding = " else ".join(f"{j + 1} if {'' if inner_any else 'not '}{t}" for j, t in enumerate(tests))
+        out.append(f"{body}{looked} = {deciding} else 0")
+        if inner_any == stop_at:  # (any of any(), all of all()): the outer loop stops where an item decides
+            out += [f"{body}if {looked}:",
+                    f"{body}    {count} = {i + 1}",
+                    f"{body}    {items} = {before} + {looked}" if before else f"{body}    {items} = {looked}",
+                    f"{body}    {truth} = {stop_at}",
+                    f"{body}    break"]
+            before += len(line)
+        else:  # where no item of the line decides: the items before it vary, counted
+            out += [f"{body}if not {looked}:",
+                    f"{body}    {count} = {i + 1}",
+                    f"{body}    {items} = {items} + {len(line)}" if i else f"{body}    {items} = {len(line)}",
+                    f"{body}    {truth} = {stop_at}",
+                    f"{body}    break"]
+            out.append(f"{body}{items} = {items} + {looked}" if i else f"{body}{items} = {looked}")
+    out += [f"{body}{count} = {len(constant)}"]
+    if inner_any == stop_at:
+        out += [f"{body}{items} = {before}"]
+    out += [f"{body}break"]
+    return out
 
 
 def _counted_held(source: str, op: str) -> str | None:
