@@ -317,3 +317,38 @@ def test_each_decision_of_a_plain_text_menu_has_lists_of_its_own(tmp_path: Path,
     second.apply_index(0)
     assert [a.label for a in second.legal_actions()] == labels
     assert second.num_actions() == 2
+
+
+def test_a_machine_of_an_ended_game_serves_the_next_game_as_a_new_one(monkeypatch):
+    """The machine of a state whose game ended by `apply_index` is given to the first decision
+    of the next state (api.Game._spare_machines): games played one after another with it, and
+    without (no machine kept), end the same (log, state, scores), and a kept machine goes to
+    one new state only."""
+    from interpreter.engine import api
+
+    def play(game, seeds):
+        out = []
+        for seed in seeds:
+            state = game.new_game(players=2, seed=seed)
+            index = seed
+            while not state.is_over:
+                state.apply_index(index % state.num_actions(), None)
+                index = index * 7 + 3
+            out.append((state.s, state.scores()))
+        return out
+
+    seeds = range(12)
+    for path in ("examples/games/kuhn_poker", "examples/games/tic_tac_toe"):
+        game = interpreter.load(str(Path(__file__).parent.parent / path))
+        kept = play(game, seeds)
+        assert game._spare_machines  # the last game's machine, kept
+        spare = game._spare_machines[-1]
+        first = game.new_game(players=2, seed=0)
+        second = game.new_game(players=2, seed=1)
+        first.apply_index(0)
+        second.apply_index(0)
+        assert first._kept is spare and second._kept is not spare and spare.s is first.s
+        monkeypatch.setattr(api, "MAX_SPARE_MACHINES", 0)
+        fresh = play(interpreter.load(str(Path(__file__).parent.parent / path)), seeds)
+        monkeypatch.undo()
+        assert kept == fresh

@@ -41,6 +41,7 @@ from .undo import Journal, Undo
 
 _converter = cattrs.Converter()
 MAX_SAVE_BYTES = 50_000_000
+MAX_SPARE_MACHINES = 4  # machines of ended games kept for new ones, per game (Game._spare_machines)
 MAX_DECISIONS_KEPT = 1024  # Decisions of one player deciding kept for reuse, per game (Game._decisions)
 # A resample completes the part of a player done choosing at random: at most this many choices.
 MAX_RANDOM_CHOICES = 1000
@@ -260,6 +261,11 @@ class Game:
         # game asks the same few questions again and again (at most MAX_DECISIONS_KEPT kept)
         self._decisions: dict[tuple, Decision] = {}
         self._replays = 0  # failed actions put back by playing their game again (State._put_back)
+        # Machines of states whose game ended in `apply_index`'s lean path, for the first decision
+        # of a next state (a playout after another): a machine made afresh was a thirtieth of a
+        # small game's playout. At most MAX_SPARE_MACHINES; taken and given by one list.pop() and
+        # append() each (one step each under the GIL: two threads never take the same one)
+        self._spare_machines: list[Machine] = []
 
     @property
     def name(self) -> str:
@@ -1111,7 +1117,21 @@ class State:
                     if pick or (op.__class__ is _MenuOp and op.fixed is not None):
                         before = (len(s.actions), len(s.log), s.decisions, s.rng, None)
                         if m is None or m.s is not s:  # (the first decision of this state)
-                            m = self._kept = Machine(g, s, None, True)
+                            try:
+                                m = self.game._spare_machines.pop()
+                            except IndexError:
+                                m = Machine(g, s, None, True)
+                            else:  # every field as a new machine has it (as its own budget's)
+                                m.s = s
+                                m.budget.used = 0
+                                m.branch = None
+                                m.memo = {}
+                                m.log_chars = None
+                                m.journal = None
+                                m.tape_pos = 0
+                                m.calls = None
+                                m.seed_mode = None
+                            self._kept = m
                             self._budget = m.budget
                         else:  # made ready as a new machine would be
                             m.budget.used = 0  # (its own budget, paid afresh)
@@ -1141,6 +1161,12 @@ class State:
                         except BaseException as err:  # never leave half an action (as `_carry_out`)
                             if not self._failed(err, p, index, op, before):
                                 raise
+                            return
+                        if s.over:  # nothing more to decide: its machine serves the next new state
+                            spares = self.game._spare_machines
+                            if len(spares) < MAX_SPARE_MACHINES:
+                                self._kept = None
+                                spares.append(m)
                         return
                 self._carry_out(None, p, index, budget, False)  # one player deciding, the common case, directly
                 return
