@@ -701,7 +701,13 @@ def _keep_pure(kept: dict, key: tuple, result, paid: int, calls: list | None = N
             if call[1] not in kept:
                 return
             paid -= call[2]
-        kept[key] = (result, paid, tuple((call[0], call[1]) for call in calls))
+        made = tuple((call[0], call[1]) for call in calls)
+        # (and, when none of the calls made calls of its own, each call's key, result and what
+        # it pays when the memo lacks it: the replay written in place, see `CodeGen.define`)
+        entries = [kept[call[1]] for call in calls]
+        flat = (tuple((call[0], entry[0], entry[3]) for call, entry in zip(calls, entries, strict=True))
+                if all(not entry[2] for entry in entries) else None)
+        kept[key] = (result, paid, made, paid + STEPS_PER_CALL, flat)
 
 
 def _replay(b, memo: dict, calls: tuple, kept: dict) -> None:
@@ -2517,8 +2523,18 @@ class CodeGen:
                           f"            finally:\n"
                           f"                m.calls = outer\n"
                           f"            _keep_pure(_pure, whole, r, b.used - before, calls)\n")
+                # (`_replay` written in place when the calls made none of their own: `kept[4]`)
                 again = ("            if kept[2]:\n"
-                         "                _replay(b, memo, kept[2], _pure)\n")
+                         "                flat = kept[4]\n"
+                         "                if flat is not None:\n"
+                         "                    for call_key, call_result, call_paid in flat:\n"
+                         f"                        if call_key in memo:\n"
+                         f"                            b.used += {STEPS_PER_CALL}\n"
+                         "                        else:\n"
+                         "                            memo[call_key] = call_result\n"
+                         "                            b.used += call_paid\n"
+                         "                else:\n"
+                         "                    _replay(b, memo, kept[2], _pure)\n")
             else:
                 worked = (f"{work('            ', 'r = memo[key]')}"
                           f"            _keep_pure(_pure, whole, r, b.used - before)\n")
@@ -2555,24 +2571,30 @@ class CodeGen:
                        f"    return r\n")
                 self.source.append(src)
                 return fname
+            # (a kept result pays the call and what its body paid in one sum, `kept[3]`, checked
+            # once with its calls made again: the same units, an overrun within the same call)
             src = (f"def {fname}(m{arglist}):\n"
                    f"    b = m.budget\n"
                    f"    start = b.used\n"
-                   f"    b.used += {STEPS_PER_CALL}\n"
-                   f"    if b.used > b.limit:\n"
-                   f"        m.charge(0)\n"
                    f"    key = {key}\n"
                    f"    memo = m.memo\n"
                    f"    r = memo.get(key, _MISS)\n"
-                   f"    if r is _MISS:\n"
+                   f"    if r is not _MISS:\n"
+                   f"        b.used = start + {STEPS_PER_CALL}\n"
+                   f"        if b.used > b.limit:\n"
+                   f"            m.charge(0)\n"
+                   f"    else:\n"
                    f"        whole = (m.s.num_players, {classes}key)\n"
                    f"        kept = _pure.get(whole)\n"
                    f"        if kept is None:\n"
+                   f"            b.used = start + {STEPS_PER_CALL}\n"
+                   f"            if b.used > b.limit:\n"
+                   f"                m.charge(0)\n"
                    f"            before = b.used\n"
                    f"{worked}"
                    f"        else:\n"
                    f"            r = memo[key] = kept[0]\n"
-                   f"            b.used += kept[1]\n"
+                   f"            b.used = start + kept[3]\n"
                    f"{again}"
                    f"            if b.used > b.limit:\n"
                    f"                m.charge(0)\n"
@@ -3373,7 +3395,8 @@ _RUN_DEPTH = 24  # nested `if`s in one run at most (Python limits indentation)
 
 
 class _StepsGen:
-    def __init__(self) -> None:
+    def __init__(self, leaves: Callable[[str], bool] | None = None) -> None:
+        self.leaves = leaves  # whether a procedure (by its code's key) cannot stop (`leaf_code`)
         self.ns: dict[str, Any] = {}
         self.names: dict[int, str] = {}
         self.source: list[str] = []
@@ -3537,7 +3560,9 @@ class _StepsGen:
                 # from here on, an error is the procedure's (the position is its op's, set by
                 # `enter`; a call too deep has its own), and the caller has moved on
                 lines.append(f"{ind}pc = {pc + 1}")
-                lines.append(f"{ind}if not m.enter({self.name(key)}, _t, {self.name(where)}):")
+                # (a procedure that cannot stop runs without its frame pushed: ``Machine.call_leaf``)
+                enter = "call_leaf" if binding is None and self.leaves is not None and self.leaves(key) else "enter"
+                lines.append(f"{ind}if not m.{enter}({self.name(key)}, _t, {self.name(where)}):")
                 lines.append(f"{ind}    return")
                 work.append(pc + 1)  # where the loop goes on when the procedure stops
                 walk(pc + 1, ind, path, depth)
@@ -3624,9 +3649,23 @@ def _successors(op: Any, pc: int) -> list[int]:
     return [pc + 1]
 
 
-def steps_source(code: list) -> tuple[str, dict[str, Any], list[str | None]]:
-    """The generated runs of one code: their source, its namespace, and per pc the run's name."""
-    gen = _StepsGen()
+# The kinds of op a procedure that cannot stop is made of (`leaf_code`): none parks (a choice,
+# a menu, `may`), calls a procedure, raises an event a trigger answers (`quiet_effects` gives
+# the others as "advance"), returns or ends the game. Run from pc 0 it always reaches its end,
+# or raises.
+_LEAF_KINDS = frozenset(("pass", "jump", "let", "set", "begin", "log", "forget", "advance", "branch", "step", "two"))
+
+
+def leaf_code(code: list) -> bool:
+    """Whether a procedure's ops (after `quiet_effects`) cannot stop it before its end: a call of
+    it from a generated run needs no frame on the stack (``Machine.call_leaf``)."""
+    return bool(code) and all((getattr(op, "shape", None) or ("",))[0] in _LEAF_KINDS for op in code)
+
+
+def steps_source(code: list, leaves: Callable[[str], bool] | None = None) -> tuple[str, dict[str, Any], list[str | None]]:
+    """The generated runs of one code: their source, its namespace, and per pc the run's name.
+    ``leaves``: whether a procedure called, by its code's key, cannot stop (`leaf_code`)."""
+    gen = _StepsGen(leaves)
     entries = gen.code(code)
     return "\n".join(gen.source), gen.ns, entries
 
@@ -3649,11 +3688,11 @@ def quiet_effects(code: list, triggers: dict) -> list:
     return out
 
 
-def code_runs(code: list) -> list:
+def code_runs(code: list, leaves: Callable[[str], bool] | None = None) -> list:
     """Per pc of one code (its ops), the generated run that starts there, or None (see above).
 
     Made when the code first runs (``Machine._steps``), not at load: a load stays as fast as it
     was, and only the codes a game uses are ever generated (a few milliseconds in all)."""
-    source, ns, entries = steps_source(code)
+    source, ns, entries = steps_source(code, leaves)
     exec(compile(source, "<rulelang steps>", "exec"), ns)  # noqa: S102 - no rule text in it (see above)
     return [ns[e] if e is not None else None for e in entries]

@@ -273,9 +273,53 @@ class Machine:
         """The generated runs of a code, made the first time it runs (none with the reference)."""
         if self.game.backend != "codegen":
             return [None] * len(code)
-        from .codegen import code_runs, quiet_effects  # codegen imports this module
+        from .codegen import code_runs, leaf_code, quiet_effects  # codegen imports this module
 
-        return code_runs(quiet_effects(code, self.game.triggers))
+        game = self.game
+
+        def leaves(callee: str) -> bool:
+            found = game.codes.get(callee)
+            return found is not None and leaf_code(quiet_effects(found, game.triggers))
+        return code_runs(quiet_effects(code, game.triggers), leaves)
+
+    def call_leaf(self, key: str, local_values: dict, pos=None) -> bool:
+        """``enter`` of a procedure that cannot stop (``codegen.leaf_code``: no choice, no call,
+        no event a trigger answers, no `return`, no end of the game): its runs are made on a
+        frame of its own that is never pushed, since nothing looks at the stack while it runs
+        and it always ends; so neither the push and pop nor the checks after each run that
+        ``enter`` makes. The same depth limit and the same positions of errors as ``enter``.
+        True as from ``enter``; should it stop all the same, its frame is pushed where ``enter``
+        would have left it, and False tells the caller's run to hand over to the loop."""
+        branch = self.branch
+        s = self.s
+        depth = len(s.stack) if branch is None else len(branch.stack) + len(s.stack)
+        if depth >= MAX_STACK:  # (as `enter`)
+            raise RuleRuntimeError(
+                f"more than {MAX_STACK} procedures and triggers running at once "
+                "(endless recursion or a chain of triggers?)", pos)
+        if push_counter is not None:
+            push_counter[key] = push_counter.get(key, 0) + 1
+        frame = _new(Frame)
+        frame.code = key
+        frame.pc = 0
+        frame.locals = local_values
+        code, end, runs = self.game.runs.get(key) or self.code_runs(key)
+        try:
+            run = runs[0]
+            while run is not None:
+                run = run(self, frame)
+        except RuleRuntimeError as err:
+            op_pos = getattr(_op_at(code, frame.pc), "pos", None)
+            if err.pos is None and op_pos is not None:
+                raise RuleRuntimeError(err.bare_message, op_pos) from None
+            raise
+        except RULE_FAULTS as err:
+            raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
+                                   getattr(_op_at(code, frame.pc), "pos", None)) from None
+        if frame.pc >= end:
+            return True
+        (branch.stack if branch is not None else s.stack).append(frame)  # pragma: no cover - see above
+        return False  # pragma: no cover
 
     def charge(self, units: int, pos=None) -> None:
         """Pay for work done (see ``budget.py``): no loop, huge list or long text can hang the game."""
