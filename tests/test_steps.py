@@ -19,7 +19,7 @@ import pytest
 
 import interpreter
 from interpreter.engine.budget import Budget
-from interpreter.engine.codegen import steps_source
+from interpreter.engine.codegen import leaf_code, quiet_effects, steps_source
 from interpreter.tools.simulate import next_player
 from rulelang.diagnostics import RuleRuntimeError
 
@@ -31,7 +31,7 @@ GAMES = [ROOT / "games" / "off_plan", ROOT / "games" / "welcome_to", ROOT / "gam
 # Every name the generated runs may use: their own (the machine, the frame, its locals, the
 # budget, the pc, a loop's index) and the namespace's, made of indices.
 _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "memo", "locals", "pop", "len",
-        "BaseException", "enter", "list", "log", "branch", "player", "s", "active",
+        "BaseException", "enter", "call_leaf", "list", "log", "branch", "player", "s", "active",
         "_l", "get"}  # (a local read in place: `_l if (_l := L.get(_s3, _s4)) is not _s4 else ...`)
 _INDEXED = re.compile(r"_(s|run)\d+")
 
@@ -43,7 +43,7 @@ def test_runs_hold_no_rule_text(path):
     game = interpreter.load(str(path))
     generated = 0
     for code in game.compiled.codes.values():
-        source, ns, entries = steps_source(code)
+        source, ns, entries = steps_source(code, _leaves(game))
         generated += sum(e is not None for e in entries)
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             assert tok.type != tokenize.STRING, tok
@@ -53,6 +53,12 @@ def test_runs_hold_no_rule_text(path):
                 assert tok.string.isdigit(), tok  # pcs only
         assert all(isinstance(k, str) and _INDEXED.fullmatch(k) for k in ns)
     assert generated > 0
+
+
+def _leaves(game):
+    """Whether a procedure cannot stop, by its code's key, as the machine tells its runs."""
+    g = game.compiled
+    return lambda key: key in g.codes and leaf_code(quiet_effects(g.codes[key], g.triggers))
 
 
 @pytest.mark.parametrize("name", ["plunderbund", "welcome_to"])
@@ -248,3 +254,71 @@ def test_procedures_run_on_the_spot_as_the_reference(tmp_path, choice):
         assert "game.rules:11:" in error  # the division by zero, 150 calls deep
     else:
         assert "more than 200 procedures" in error and "game.rules:8:" in error
+
+
+LEAF_GAME = """game "Leaves"
+players 2 to 2
+var total: int = 0
+var seen: list of int = []
+procedure add(n: int, d: int):
+    let k = 0
+    while k < n % 5 max 5:
+        set total = total + k
+        set k += 1
+    for x in [1, 2, 3]:
+        if x == d:
+            set total = total / (d - x)
+        set seen = seen + [x]
+    log "added {n}"
+procedure down(n: int, stop: int, d: int):
+    if n < stop:
+        down n + 1, stop, d
+    add n, d
+flow:
+    for p in players:
+        turn p:
+            choose stop in [0, 3, 197, 198, 199, 250] by p
+            choose d in [0, 2] by p
+            down 0, stop, d
+            add 5, 0
+"""
+
+
+@pytest.mark.parametrize("stop", range(6))
+@pytest.mark.parametrize("fail", [0, 1])
+def test_procedures_that_cannot_stop_run_as_the_reference(tmp_path, stop, fail):
+    """A procedure that cannot stop (no choice, no call, no event answered, no `return`: `add`)
+    is called from runs without a frame pushed (``Machine.call_leaf``), and plays, pays and fails
+    as the reference: its loops, an error inside it (at its op), called deeper than runs go on
+    the spot and at the stack's limit (the same error at the call); and a budget running out
+    anywhere in it stops at the same step."""
+    (tmp_path / "game.rules").write_text(LEAF_GAME)
+    games = [interpreter.load(str(tmp_path), backend=b) for b in ("reference", "codegen")]
+    g = games[1].compiled
+    assert leaf_code(quiet_effects(g.codes["proc:add"], g.triggers))
+    assert not leaf_code(quiet_effects(g.codes["proc:down"], g.triggers))
+    assert "call_leaf" in steps_source(quiet_effects(g.codes["flow"], g.triggers), _leaves(games[1]))[0]
+
+    def play(game, budget):
+        state = game.new_game(players=2, seed=0)
+        before = state.clone()
+        try:
+            state.apply(state.legal_actions(0)[stop], budget)
+            state.apply(state.legal_actions(0)[fail], budget)
+            return None, budget.used, state.s, [e.text for e in state.log]
+        except RuleRuntimeError as err:
+            return str(err), budget.used, state.s, before.s
+    outcomes = [play(game, Budget()) for game in games]
+    assert outcomes[0] == outcomes[1]
+    error = outcomes[0][0]
+    if stop >= 3:  # 198 deep, the call of `add` passes the limit (line 18); deeper, a call of `down`
+        assert "more than 200 procedures" in error and f"game.rules:{18 if stop == 3 else 17}:" in error
+    elif fail:
+        assert "game.rules:12:" in error and "division" in error
+    else:
+        assert error is None and "added 5" in outcomes[0][3]
+    if stop < 2:  # every budget short of the whole cost
+        for limit in range(0, outcomes[0][1], 3):
+            short = [play(game, Budget(limit)) for game in games]
+            assert short[0] == short[1], limit
+            assert f"more than {limit} steps" in short[0][0]
