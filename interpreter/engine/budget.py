@@ -40,6 +40,7 @@ MAX_LOG_LINE = 1_000  # characters in one line of a game's log; longer is cut
 MAX_LOG_LINES = 100_000  # lines in one game's log
 MAX_LOG_CHARS = 5_000_000  # characters in one game's log
 MAX_LASTING = 10_000  # lasting modifiers in force at once
+_LIST_OR_MAP = (list, dict)  # (isinstance of a constant pair: no tuple built per call)
 
 
 class Budget:
@@ -73,7 +74,7 @@ def value_size(value: Any, pos=None) -> int:
     """The items in a value, nested items counted as if nothing were shared (so `[a, a]` counts a
     twice: copying or printing it would). Shared parts are walked once, so this is quick even
     for a value that claims 2^60 items; it stops as soon as the value is too big or too deep."""
-    if not isinstance(value, (list, dict)):
+    if not isinstance(value, _LIST_OR_MAP):
         return 0
     # Most nested values are two levels deep (a list of lists of numbers or names): counted
     # here without the walk below, to the same total.
@@ -102,7 +103,7 @@ def value_size(value: Any, pos=None) -> int:
         items = v.values() if isinstance(v, dict) else v
         total = len(v)
         for x in items:
-            if isinstance(x, (list, dict)):
+            if isinstance(x, _LIST_OR_MAP):
                 total += walk(x, depth + 1)
                 if total > MAX_ITEMS:
                     break
@@ -116,7 +117,7 @@ def value_size(value: Any, pos=None) -> int:
 
 def charge_value(m, value: Any, pos=None) -> int:
     """Pay one step per item of a value (nested items counted) and refuse a value too big."""
-    if isinstance(value, (list, dict)):
+    if isinstance(value, _LIST_OR_MAP):
         size = value_size(value, pos) if _nested(value) else len(value)
         if size > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)", pos)

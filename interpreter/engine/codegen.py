@@ -97,6 +97,7 @@ class _Missing:
 
 
 _MISS = _Missing()
+_LIST_OR_MAP = (list, dict)  # (isinstance of a constant pair: no tuple built per call of the helpers below)
 
 
 # The helpers below pay with the budget written out in place (``Machine.charge`` does the same
@@ -151,7 +152,7 @@ def _iter(m, v, per=0):
 
 def _iter_paid_flat(m, v, per=0):
     """`_iter(m, _paid_flat(m, v))` in one call: the same two charges, the same items."""
-    if isinstance(v, (list, dict)):
+    if isinstance(v, _LIST_OR_MAP):
         n = len(v)
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -315,7 +316,7 @@ def _token_sum(tokens: dict, keys: tuple) -> int:
 
 def _paid(m, x):
     """An argument given to a built-in: a list or a map is paid for by its items."""
-    if isinstance(x, (list, dict)):
+    if isinstance(x, _LIST_OR_MAP):
         b = m.budget
         b.used += _size(x)
         if b.used > b.limit:
@@ -327,7 +328,7 @@ def _paid_flat(m, x):
     """A value whose type says it holds no lists or maps (a zone, a list of numbers or cards, a
     bag): paid for by its length without walking it, which is what `charge_value` comes to for
     such a value."""
-    if isinstance(x, (list, dict)):
+    if isinstance(x, _LIST_OR_MAP):
         if len(x) > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
         b = m.budget
@@ -418,7 +419,7 @@ def _all(m, x, pay=_paid):
 def _flat_paid(m, x, times):
     """`_paid_flat` `times` times over (a flat list just built and paid for is paid for again
     when a built-in is given it)."""
-    if isinstance(x, (list, dict)):
+    if isinstance(x, _LIST_OR_MAP):
         n = len(x)
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -434,7 +435,7 @@ def _truth_flat(test):
     some games): `test(_flat_paid(m, x, times))` without the call."""
 
     def fused(m, x, times=1):
-        if isinstance(x, (list, dict)):
+        if isinstance(x, _LIST_OR_MAP):
             n = len(x)
             if n > MAX_ITEMS:
                 raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -620,14 +621,14 @@ def _mod(x, y):
 
 
 def _eq(m, x, y):
-    if isinstance(x, (list, dict)):
+    if isinstance(x, _LIST_OR_MAP):
         charge_value(m, x)
     return x == y
 
 
 def _in(m, x, y):
     y = y or ()
-    if isinstance(y, (list, dict)):
+    if isinstance(y, _LIST_OR_MAP):
         charge_value(m, y)
     return x in y
 
@@ -636,7 +637,7 @@ def _in_flat(m, x, y):
     """`in` a zone, a list of numbers, cards or players, or a bag: paid for by its length."""
     if not y:
         return x in ()  # an empty list or bag, or none: nothing to pay for
-    if isinstance(y, (list, dict)):
+    if isinstance(y, _LIST_OR_MAP):
         n = len(y)
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -651,7 +652,7 @@ def _ordered(m, x, y, cmp):
     """`<` and the like on values that may be lists: none refused, lists paid for."""
     if x is None or y is None:
         raise RuleRuntimeError("cannot compare none")
-    if isinstance(x, (list, dict)):
+    if isinstance(x, _LIST_OR_MAP):
         charge_value(m, x)
     return cmp(x, y)
 
@@ -753,7 +754,7 @@ def _paid_texts(m, texts, times=1):
 
 
 def _text(m, v, show):
-    if isinstance(v, (list, dict)):
+    if isinstance(v, _LIST_OR_MAP):
         charge_value(m, v)
         return charge_text(m, show(m, v))
     return show(m, v)

@@ -56,6 +56,7 @@ RETURN_TO = "$return_to"
 
 # What a built-in may raise when a rule gives it values it cannot use.
 _BUILTIN_FAULTS = (RuleRuntimeError, TypeError, ValueError, LookupError, AttributeError)
+_LIST_OR_MAP = (list, dict)  # (isinstance of a constant pair: no tuple built per call)
 
 
 def _builtin_error(err: Exception, name: str, pos) -> RuleRuntimeError:
@@ -350,7 +351,7 @@ class _Compiler:
             if op in ("==", "!="):
                 def equal(m, L):
                     x, y = a(m, L), b(m, L)
-                    if isinstance(x, (list, dict)):
+                    if isinstance(x, _LIST_OR_MAP):
                         charge_value(m, x, pos)
                     return (x == y) == (op == "==")
                 return equal
@@ -359,7 +360,7 @@ class _Compiler:
 
                 def contains(m, L):
                     x, y = a(m, L), b(m, L) or ()
-                    if isinstance(y, (list, dict)):
+                    if isinstance(y, _LIST_OR_MAP):
                         charge_value(m, y, pos)
                     return (x in y) == (op == "in")
                 return contains
@@ -370,7 +371,7 @@ class _Compiler:
                 x, y = a(m, L), b(m, L)
                 if x is None or y is None:
                     raise RuleRuntimeError(f"cannot compare none with `{op}`", pos)
-                if isinstance(x, (list, dict)):
+                if isinstance(x, _LIST_OR_MAP):
                     charge_value(m, x, pos)
                 return cmp(x, y)
             return compare
@@ -431,7 +432,7 @@ class _Compiler:
 
         def shown(m, L):
             v = f(m, L)
-            if isinstance(v, (list, dict)):
+            if isinstance(v, _LIST_OR_MAP):
                 charge_value(m, v, pos)
                 return charge_text(m, show(m, v), pos)
             return show(m, v)
@@ -724,12 +725,12 @@ class _Compiler:
                     if elem is None:  # a filter: the item's truth is its condition
                         holds = bool(cond(m, L)) if cond is not None else bool(x)
                         if holds:
-                            m.charge(1 + value_size(x, pos) if isinstance(x, (list, dict)) else 1, pos)
+                            m.charge(1 + value_size(x, pos) if isinstance(x, _LIST_OR_MAP) else 1, pos)
                     else:
                         if cond is not None and not cond(m, L):
                             continue
                         v = elem(m, L)
-                        size = 1 + value_size(v, pos) if isinstance(v, (list, dict)) else 1
+                        size = 1 + value_size(v, pos) if isinstance(v, _LIST_OR_MAP) else 1
                         total += size
                         if total > MAX_ITEMS:
                             raise RuleRuntimeError(
@@ -803,13 +804,13 @@ class _Compiler:
 
             def call1(m, L):
                 x = a0(m, L)
-                if isinstance(x, (list, dict)):
+                if isinstance(x, _LIST_OR_MAP):
                     charge_value(m, x, pos)
                 try:
                     r = impl(m, x)
                 except _BUILTIN_FAULTS as err:
                     raise _builtin_error(err, name, pos) from None
-                if isinstance(r, (list, dict)):
+                if isinstance(r, _LIST_OR_MAP):
                     charge_value(m, r, pos)
                 return r
             return call1
@@ -817,13 +818,13 @@ class _Compiler:
         def call(m, L):
             values = [f(m, L) for f in args]
             for x in values:
-                if isinstance(x, (list, dict)):
+                if isinstance(x, _LIST_OR_MAP):
                     charge_value(m, x, pos)
             try:
                 r = impl(m, *values)
             except _BUILTIN_FAULTS as err:
                 raise _builtin_error(err, name, pos) from None
-            if isinstance(r, (list, dict)):
+            if isinstance(r, _LIST_OR_MAP):
                 charge_value(m, r, pos)
             return r
         return call

@@ -171,7 +171,7 @@ class GameState:
 def _copy_value(v: Any) -> Any:
     """Values are ints, strings, lists and dicts (bags); copy containers, nested ones too."""
     if isinstance(v, list):
-        return [_copy_value(x) for x in v] if v and isinstance(v[0], (list, dict)) else v[:]
+        return [_copy_value(x) for x in v] if v and isinstance(v[0], _CONTAINERS) else v[:]
     if isinstance(v, dict):
         return {k: _copy_value(x) for k, x in v.items()}
     return v
