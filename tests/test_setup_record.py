@@ -136,3 +136,21 @@ def test_deals_that_do_not_come_back_are_not_kept():
     coin = interpreter.load(str(FIXTURES / "coin"))
     coin.new_game(players=2, seed=0)
     assert coin._ready[2].zone == "deck" and coin._ready[2].deals is None
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[Path(p).name for p in PATHS])
+def test_the_record_is_the_same_in_both_backends(path):
+    """The setup's record does not depend on the backend: the same state, stopped at the same
+    draw with the same work paid, or not recorded in both (a procedure that cannot stop, called
+    from the generated runs without a frame of its own, keeps its frame while a setup is
+    recorded, since the record may stop inside it: ``Machine.call_leaf``)."""
+    records = []
+    for backend in ("reference", "codegen"):
+        g = interpreter.load(path, backend=backend).compiled
+        starts = []
+        for players in range(g.min_players, g.max_players + 1):
+            start = api._record_setup(g, players)
+            starts.append(None if start is None else (start.state, start.used, start.done, start.zone))
+        records.append(starts)
+    assert records[0] == records[1]
+    assert any(start is not None for start in records[1])

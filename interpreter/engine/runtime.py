@@ -289,7 +289,13 @@ class Machine:
         and it always ends; so neither the push and pop nor the checks after each run that
         ``enter`` makes. The same depth limit and the same positions of errors as ``enter``.
         True as from ``enter``; should it stop all the same, its frame is pushed where ``enter``
-        would have left it, and False tells the caller's run to hand over to the loop."""
+        would have left it, and False tells the caller's run to hand over to the loop.
+
+        A setup being recorded or replayed (``seed_mode``) calls it as ``enter`` does: a
+        recording stops at its first use of the seeded generator, maybe inside the procedure,
+        and keeps the stack as it is there, this procedure's frame included."""
+        if self.seed_mode is not None:
+            return self.enter(key, local_values, pos)
         branch = self.branch
         s = self.s
         depth = len(s.stack) if branch is None else len(branch.stack) + len(s.stack)
