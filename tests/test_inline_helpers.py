@@ -51,8 +51,8 @@ score p:
 '''
 
 
-def _play(game, choice: int, limit: int | None = None):
-    """The first player's action choosing `choice`: (its error, what it paid, the vars it set)."""
+def _play(game, choice: int, limit: int | None = None, names: tuple = ("result", "truths", "row")):
+    """The first player's action choosing `choice`: (its error, what it paid, the vars `names`)."""
     state = game.new_game(players=2, seed=1)
     before = state.clone()
     paid = Budget(limit) if limit is not None else Budget()
@@ -62,7 +62,7 @@ def _play(game, choice: int, limit: int | None = None):
     except RuleRuntimeError as err:
         assert state.s == before.s  # a failing action leaves the state as it was
         return str(err), paid.used, None
-    return None, paid.used, (state.s.vars["result"], state.s.vars["truths"], state.s.vars["row"])
+    return None, paid.used, tuple(state.s.vars[k] for k in names)
 
 
 @pytest.mark.parametrize("choice", [0, 3, 4, 6])
@@ -273,16 +273,7 @@ def test_truths_of_a_list_of_truths_over_a_range_pay_and_fail_as_the_reference(t
     assert "True not in " in source and "_count_equal(m, " in source  # the forms under test are the ones generated
 
     def play(game, limit=None):
-        state = game.new_game(players=2, seed=1)
-        before = state.clone()
-        paid = Budget(limit) if limit is not None else Budget()
-        action = next(a for a in state.legal_actions(0) if a.value == choice)
-        try:
-            state.apply(action, paid)
-        except RuleRuntimeError as err:
-            assert state.s == before.s
-            return str(err), paid.used, None
-        return None, paid.used, (state.s.vars["seen#0"], state.s.vars["ends#0"])
+        return _play(game, choice, limit, ("seen#0", "ends#0"))
 
     full = [play(game) for game in games]
     assert full[0] == full[1]
