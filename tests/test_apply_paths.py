@@ -352,3 +352,34 @@ def test_a_machine_of_an_ended_game_serves_the_next_game_as_a_new_one(monkeypatc
         fresh = play(interpreter.load(str(Path(__file__).parent.parent / path)), seeds)
         monkeypatch.undo()
         assert kept == fresh
+
+
+def test_a_reused_machine_has_every_field_a_new_one_would_have(monkeypatch):
+    """After the first decision of a state, its machine, whether a spare one (reset field by field
+    in `apply_index`) or a new one, holds the same in every slot: a field added to Machine and not
+    reset there fails this."""
+    from interpreter.engine import api
+    from interpreter.engine.budget import Budget
+    from interpreter.engine.runtime import Machine
+
+    path = str(Path(__file__).parent.parent / "examples/games/kuhn_poker")
+    machines = []
+    for spares in (api.MAX_SPARE_MACHINES, 0):
+        monkeypatch.setattr(api, "MAX_SPARE_MACHINES", spares)
+        game = interpreter.load(path)
+        ended = game.new_game(players=2, seed=3)
+        while not ended.is_over:
+            ended.apply_index(0, None)
+        assert bool(game._spare_machines) == bool(spares)
+        state = game.new_game(players=2, seed=4)
+        state.apply_index(1, None)
+        machines.append(state._kept)
+    reused, new = machines
+    for slot in Machine.__slots__:
+        mine, theirs = getattr(reused, slot), getattr(new, slot)
+        if slot == "game":
+            continue  # (each load's own)
+        if slot == "budget":
+            assert [getattr(mine, k) for k in Budget.__slots__] == [getattr(theirs, k) for k in Budget.__slots__]
+        else:
+            assert mine == theirs, slot
