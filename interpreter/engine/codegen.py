@@ -2516,6 +2516,24 @@ class CodeGen:
             classes = "".join("" if prm.type.form == "name" and (
                 prm.type.name in ("card", "player") or prm.type.name in self.p.enums or prm.type.name in self.p.kinds)
                 else f"type({a}), " for prm, a in zip(params, args, strict=True))
+            # Both forms below: a remembered result pays the call; otherwise the kept entry, if any
+            head = (f"def {fname}(m{arglist}):\n"
+                    f"    b = m.budget\n"
+                    f"    start = b.used\n"
+                    f"    key = {key}\n"
+                    f"    memo = m.memo\n"
+                    f"    r = memo.get(key, _MISS)\n"
+                    f"    if r is not _MISS:\n"
+                    f"        b.used = start + {STEPS_PER_CALL}\n"
+                    f"        if b.used > b.limit:\n"
+                    f"            m.charge(0)\n"
+                    f"    else:\n"
+                    f"        whole = (m.s.num_players, {classes}key)\n"
+                    f"        kept = _pure.get(whole)\n")
+            # and the call, with what it paid, told to a pure define working this one out
+            tail = (f"    if m.calls is not None:\n"
+                    f"        m.calls.append((key, (m.s.num_players, {classes}key), b.used - start))\n"
+                    f"    return r\n")
             if self.calls_define(d.value):
                 worked = (f"            outer = m.calls\n"
                           f"            m.calls = calls = []\n"
@@ -2543,19 +2561,7 @@ class CodeGen:
                 # Calling no define, its kept results pay what a call pays and what the body paid
                 # in one sum (`kept[3]`), checked once: the same units, an overrun within the same
                 # call (which the slow path, run again, reports where the reference does)
-                src = (f"def {fname}(m{arglist}):\n"
-                       f"    b = m.budget\n"
-                       f"    start = b.used\n"
-                       f"    key = {key}\n"
-                       f"    memo = m.memo\n"
-                       f"    r = memo.get(key, _MISS)\n"
-                       f"    if r is not _MISS:\n"
-                       f"        b.used = start + {STEPS_PER_CALL}\n"
-                       f"        if b.used > b.limit:\n"
-                       f"            m.charge(0)\n"
-                       f"    else:\n"
-                       f"        whole = (m.s.num_players, {classes}key)\n"
-                       f"        kept = _pure.get(whole)\n"
+                src = (f"{head}"
                        f"        if kept is not None:\n"
                        f"            b.used = start + kept[3]\n"
                        f"            if b.used > b.limit:\n"
@@ -2567,26 +2573,12 @@ class CodeGen:
                        f"                m.charge(0)\n"
                        f"            before = b.used\n"
                        f"{worked}"
-                       f"    if m.calls is not None:\n"
-                       f"        m.calls.append((key, (m.s.num_players, {classes}key), b.used - start))\n"
-                       f"    return r\n")
+                       f"{tail}")
                 self.source.append(src)
                 return fname
             # (a kept result pays the call and what its body paid in one sum, `kept[3]`, checked
             # once with its calls made again: the same units, an overrun within the same call)
-            src = (f"def {fname}(m{arglist}):\n"
-                   f"    b = m.budget\n"
-                   f"    start = b.used\n"
-                   f"    key = {key}\n"
-                   f"    memo = m.memo\n"
-                   f"    r = memo.get(key, _MISS)\n"
-                   f"    if r is not _MISS:\n"
-                   f"        b.used = start + {STEPS_PER_CALL}\n"
-                   f"        if b.used > b.limit:\n"
-                   f"            m.charge(0)\n"
-                   f"    else:\n"
-                   f"        whole = (m.s.num_players, {classes}key)\n"
-                   f"        kept = _pure.get(whole)\n"
+            src = (f"{head}"
                    f"        if kept is None:\n"
                    f"            b.used = start + {STEPS_PER_CALL}\n"
                    f"            if b.used > b.limit:\n"
@@ -2599,9 +2591,7 @@ class CodeGen:
                    f"{again}"
                    f"            if b.used > b.limit:\n"
                    f"                m.charge(0)\n"
-                   f"    if m.calls is not None:\n"
-                   f"        m.calls.append((key, (m.s.num_players, {classes}key), b.used - start))\n"
-                   f"    return r\n")
+                   f"{tail}")
         elif self.unrepeated(name) and reads is None:
             # Never called twice with the same arguments while the memo keeps results
             # (`unrepeated`): the memo never hits.
