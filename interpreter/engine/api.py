@@ -1121,16 +1121,8 @@ class State:
                                 m = self.game._spare_machines.pop()
                             except IndexError:
                                 m = Machine(g, s, None, True)
-                            else:  # every field as a new machine has it (as its own budget's)
-                                m.s = s
-                                m.budget.used = 0
-                                m.branch = None
-                                m.memo = {}
-                                m.log_chars = None
-                                m.journal = None
-                                m.tape_pos = 0
-                                m.calls = None
-                                m.seed_mode = None
+                            else:
+                                m.renew(s)
                             self._kept = m
                             self._budget = m.budget
                         else:  # made ready as a new machine would be

@@ -120,6 +120,20 @@ class Machine:
         # a number replays from there, the budget set to what the recorded run had spent by then.
         self.seed_mode: str | int | None = None
 
+    def renew(self, state: GameState) -> None:
+        """Serve `state` as a machine made for it now would (with ``chance_ok`` as it was):
+        every field set again here, next to ``__init__``, and its own budget paid afresh (a
+        spare machine of an ended game, api.Game._spare_machines)."""
+        self.s = state
+        self.budget.used = 0
+        self.tape_pos = 0
+        self.memo = {}
+        self.calls = None
+        self.branch = None
+        self.log_chars = None
+        self.journal = None
+        self.seed_mode = None
+
     # ---- the step loop
     def run(self) -> None:
         """Run until the game waits for decisions or ends."""
