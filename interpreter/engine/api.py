@@ -1055,6 +1055,36 @@ class State:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
         self._carry_out(branch, p, index, budget, False)
 
+    def current_player(self) -> int | None:
+        """The seat that acts next, as OpenSpiel's ``current_player()``: the player deciding; in
+        a `simultaneously` step the first one still choosing who has a legal action (the first
+        one still choosing when none has); CHANCE at a chance node; None once the game is over.
+        What a program playing the game asks before every action: it makes no Decision."""
+        lock = self._lock  # (`with self._lock:`, written out as in `_locked`)
+        lock.acquire()
+        try:
+            s = self._s
+            p = s.pending
+            if p is not None and not s.branches and not s.over and s.chance_at is None:  # the common case
+                return p.player
+            if s.chance_at is not None:
+                return CHANCE
+            if s.over:
+                return None
+            if s.branches:
+                first = None
+                for b in s.branches:
+                    p = b.pending
+                    if p is not None:
+                        if p.values:
+                            return p.player
+                        if first is None:
+                            first = p.player
+                return first
+            return None  # (nothing waits)
+        finally:
+            lock.release()
+
     def num_actions(self, player: int | None = None) -> int:
         """How many legal actions ``player`` (default: the first player deciding) has now; with
         ``apply_index``, the lean path for programs that need no labels nor Action objects."""

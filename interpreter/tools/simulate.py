@@ -38,7 +38,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulelang.files import FileRefused, read_regular, strict_json
 
@@ -46,6 +46,9 @@ from ..agents import agent_seed, make_agent
 from .parallel import GameSpec, Pool, game_for, spec_of
 from .play import seat_name, seat_names, seat_scores
 from .progress import Progress
+
+if TYPE_CHECKING:
+    from ..engine.api import State
 
 __all__ = [
     "LOG_FORMAT",
@@ -100,23 +103,13 @@ def _no_action_message(player: int) -> str:
     return f"{seat_name(player)} has no legal action at this decision"
 
 
-def next_player(state: Any) -> int:
-    """The seat that acts next at the current decision. For a simultaneous decision,
-    the first listed player who still has a legal action."""
-    decision = state.decision
-    players = decision.players
-    if players.__class__ is tuple and len(players) == 1:  # one player deciding: most decisions
-        return players[0]
-    players = list(players)
-    if not players:
-        raise RuntimeError("the current decision names no player")
-    if len(players) == 1 or not getattr(decision, "simultaneous", False):
-        return players[0]
-    count = getattr(state, "num_actions", None)  # counts, without making the Actions
-    for p in players:
-        if (count(p) if count is not None else state.legal_actions(p)):
-            return p
-    return players[0]
+def next_player(state: State) -> int:
+    """The seat that acts next at the current decision (``State.current_player``). For a
+    simultaneous decision, the first listed player who still has a legal action."""
+    player = state.current_player()
+    if player is None:
+        raise RuntimeError("no player acts now: the game is over")
+    return player
 
 
 # --------------------------------------------------------------------------- one game
