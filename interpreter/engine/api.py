@@ -707,17 +707,25 @@ def _choice_entries(g: CompiledGame, s: GameState, p: Pending, index: int, op: A
     """The log lines of a choice: everyone reads it, unless it picked a card some cannot see;
     they read that a choice was made, not which."""
     label = p.labels[index]
-    text = f"{g.player_name(p.player)}: {label if len(label) <= MAX_LOG_LINE else log_line(label)}"
+    player = p.player
+    heads = g.choice_heads  # (each seat's name and ": ", as the line begins; a seat, which `park` checked)
+    text = ((heads[player] if player.__class__ is int and 0 <= player < len(heads) else f"{g.player_name(player)}: ")
+            + (label if len(label) <= MAX_LOG_LINE else log_line(label)))
     value = p.values[index]
-    if not getattr(op, "cards", False) or not isinstance(value, int) or isinstance(value, bool):
-        return [["choice", p.player, text]]
+    if not getattr(op, "cards", False) or value.__class__ is not int:  # (a card is an int, never a bool)
+        return [["choice", player, text]]
     # (information.card_visible of each player, as one bit mask: the zone's viewers, remembered
-    # per game, and who knows the card)
+    # per game, and who knows the card; both looked up in place, the common case)
     players = s.num_players
-    mask = information.viewers(g, s.where[value], players) | s.known.get(str(value), 0) | 1 << p.player
+    zone = s.where[value]
+    seen = g.viewer_cache.get((zone, players))
+    if seen is None:
+        seen = information.viewers(g, zone, players)
+    texts = g.card_texts
+    mask = seen | s.known.get(texts[value] if 0 <= value < len(texts) else str(value), 0) | 1 << player
     everyone = (1 << players) - 1
     if mask & everyone == everyone:
-        return [["choice", p.player, text]]
+        return [["choice", player, text]]
     seeing = [q for q in range(players) if mask >> q & 1]
     others = [q for q in range(s.num_players) if q not in seeing]
     return [["choice", p.player, text, seeing],
