@@ -7,10 +7,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 import interpreter
 from interpreter.engine.budget import Budget
 from interpreter.engine.runtime import _MANY_CARDS, Machine
 from interpreter.tools.simulate import next_player
+from rulelang.diagnostics import RuleRuntimeError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,3 +68,40 @@ def test_a_zone_a_local_holds_is_changed_in_place():
     m = Machine(game.compiled, state.s, Budget())
     m.move_cards(list(held), dst_key)
     assert held == [] and state.s.zones[src_key] is held
+
+
+def test_a_few_cards_moved_at_once_end_where_one_at_a_time_puts_them():
+    """No card, one card (most moves: `move_cards` has a path of its own for it) and a few:
+    the same zones, places, knowledge and units as `move_card` one at a time (a draw's step
+    before each), and at a budget one unit short of the cost, the same overrun."""
+    game, state = _states()
+    g = game.compiled
+    rng = random.Random(11)
+    keys = [k for k in state.s.zones if k.partition("#")[0] not in (g.zone_slots or {})]
+    n_cards = len(state.s.where)
+    checked = 0
+    for trial in range(120):
+        few = rng.sample(range(n_cards), (0, 1, 1, 2, 5)[trial % 5])
+        key = rng.choice(keys)
+        draws = trial % 2
+        if trial % 3 == 0:
+            g.viewer_cache.clear()
+        one_by_one, at_once = state.clone(), state.clone()
+        m1 = Machine(g, one_by_one.s, Budget())
+        for card in few:
+            m1.charge(draws)
+            m1.move_card(card, key)
+        m2 = Machine(g, at_once.s, Budget())
+        m2.move_cards(list(few), key, draws)
+        assert at_once.s.zones == one_by_one.s.zones
+        assert at_once.s.where == one_by_one.s.where
+        assert at_once.s.known == one_by_one.s.known
+        assert m2.budget.used == m1.budget.used == len(few) * (1 + draws)
+        checked += bool(few) and at_once.s.known != state.s.known
+        if few:  # a budget one unit short: an overrun, with nothing moved past it
+            short = state.clone()
+            m3 = Machine(g, short.s, Budget(limit=len(few) * (1 + draws) - 1))
+            with pytest.raises(RuleRuntimeError):
+                m3.move_cards(list(few), key, draws)
+            assert m3.budget.used == len(few) * (1 + draws)
+    assert checked > 0  # some moves taught somebody a card
