@@ -2543,17 +2543,21 @@ class CodeGen:
                           f"                m.calls = outer\n"
                           f"            _keep_pure(_pure, whole, r, b.used - before, calls)\n")
                 # (`_replay` written in place when the calls made none of their own: `kept[4]`)
+                # (what it pays summed in a local, `u`, and set once: the budget's field read
+                # and written once rather than at every call made again)
                 again = ("            if kept[2]:\n"
                          "                flat = kept[4]\n"
                          "                if flat is not None:\n"
                          "                    for call_key, call_result, call_paid in flat:\n"
                          f"                        if call_key in memo:\n"
-                         f"                            b.used += {STEPS_PER_CALL}\n"
+                         f"                            u += {STEPS_PER_CALL}\n"
                          "                        else:\n"
                          "                            memo[call_key] = call_result\n"
-                         "                            b.used += call_paid\n"
+                         "                            u += call_paid\n"
                          "                else:\n"
-                         "                    _replay(b, memo, kept[2], _pure)\n")
+                         "                    b.used = u\n"
+                         "                    _replay(b, memo, kept[2], _pure)\n"
+                         "                    u = b.used\n")
             else:
                 worked = (f"{work('            ', 'r = memo[key]')}"
                           f"            _keep_pure(_pure, whole, r, b.used - before)\n")
@@ -2587,9 +2591,10 @@ class CodeGen:
                    f"{worked}"
                    f"        else:\n"
                    f"            r = memo[key] = kept[0]\n"
-                   f"            b.used = start + kept[3]\n"
+                   f"            u = start + kept[3]\n"
                    f"{again}"
-                   f"            if b.used > b.limit:\n"
+                   f"            b.used = u\n"
+                   f"            if u > b.limit:\n"
                    f"                m.charge(0)\n"
                    f"{tail}")
         elif self.unrepeated(name) and reads is None:
