@@ -40,7 +40,7 @@ from .runtime import (
     draw_cards,
     python_error,
 )
-from .state import Branch, Frame, Pending
+from .state import Branch, Frame, Pending, _copy_value
 from .table import compile_table
 from .undo import _MISSING
 
@@ -1156,11 +1156,15 @@ class _Compiler:
             return None
         obj = self.expr(t.obj)
         pos = t.pos
+        local = _local_read(obj)
+        keys = _seat_keys(name, self.p.max_players)
 
         def add_to_pvar(m, fr):
             L = fr.locals
-            who = obj(m, L)
-            key = f"{name}#{who}"
+            who = L.get(local, _MISS) if local is not None else _MISS  # (`p.x`: the local read in place)
+            if who is _MISS:
+                who = obj(m, L)
+            key = keys[who] if who.__class__ is int and 0 <= who < len(keys) else f"{name}#{who}"
             values = m.s.vars
             old = values[key]
             add = value(m, L)
@@ -1202,11 +1206,22 @@ class _Compiler:
         obj = self.expr(t.obj)
         pos = t.pos
         if cat == "pvar":
+            local = _local_read(obj)
+            keys = _seat_keys(name, self.p.max_players)
+
             def put_pvar(m, L, v):
-                who = obj(m, L)
+                who = L.get(local, _MISS) if local is not None else _MISS  # (`p.x`: the local read in place)
+                if who is _MISS:
+                    who = obj(m, L)
                 if m.branch is not None and who != m.branch.player:
                     m.shared_change(f"set another player's `{name}`", pos)
-                m.set_var(f"{name}#{who}", v)
+                key = keys[who] if who.__class__ is int and 0 <= who < len(keys) else f"{name}#{who}"
+                # (m.set_var, written out: a player's var is set in most actions)
+                values = m.s.vars
+                j = m.journal
+                if j is not None and key not in j.vars:
+                    j.vars[key] = values.get(key, _MISSING)
+                values[key] = _copy_value(v) if isinstance(v, list) else v
             return (lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]), put_pvar
         init = self.card_var_init(name)
 
@@ -1627,6 +1642,12 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
 def seat_name(p: int) -> str:
     """A seat's name as people read it (CompiledGame.player_name; codegen's table of seats' names)."""
     return f"Player {p + 1}"
+
+
+def _seat_keys(name: str, players: int) -> tuple[str, ...]:
+    """The state's key of a player's var (`name#p`) for each seat, made once: an op setting it
+    looks its key up rather than formatting it each time."""
+    return tuple(f"{name}#{seat}" for seat in range(players))
 
 
 def _local_read(f) -> str | None:
