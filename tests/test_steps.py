@@ -322,3 +322,59 @@ def test_procedures_that_cannot_stop_run_as_the_reference(tmp_path, stop, fail):
             short = [play(game, Budget(limit)) for game in games]
             assert short[0] == short[1], limit
             assert f"more than {limit} steps" in short[0][0]
+
+
+LITERAL_GAME = '''game "Literals"
+players 2 to 2
+var seen per player: list of int = []
+var count per player: int = 5
+var word: text = "start"
+var done: bool = false
+flow:
+    for p in players:
+        turn p:
+            let xs = []
+            let flag = false
+            set p.count = 0
+            set word = "middle"
+            choose n in range(1, 3) by p
+            set xs = xs + [n]
+            set p.seen = []
+            set p.seen = p.seen + xs
+            set p.count = count(p.seen) + 7
+            set flag = true
+            set done = flag
+            log "{p}: {p.seen} {p.count} {word}"
+score p:
+    count: p.count
+'''
+
+
+def test_constants_of_the_rules_are_given_in_place_in_runs(tmp_path):
+    """A number, a truth, a text or none of the rules, and `[]`, given to a `let`, a `set` or a
+    call, is put in the run in place of its expression's call (`_StepsGen.value`): a number or a
+    text by a name of the namespace (no rule text in the source), `[]` as a new list each time.
+    Games play, pay and fail as the reference at every budget."""
+    (tmp_path / "game.rules").write_text(LITERAL_GAME)
+    games = [interpreter.load(str(tmp_path), backend=b) for b in ("reference", "codegen")]
+    g = games[1].compiled
+    source, ns, _ = steps_source(quiet_effects(g.codes["flow"], g.triggers), _leaves(games[1]))
+    assert re.search(r"L\[_s\d+\] = \[\]\n", source) and re.search(r"L\[_s\d+\] = False\n", source)
+    assert re.search(r"_s\d+\(m, L, _s\d+\)\n", source)  # `set p.count = 0`, `set word = "middle"`
+    assert 0 in ns.values() and "middle" in ns.values()
+
+    def play(game, budget):
+        state = game.new_game(players=2, seed=0)
+        try:
+            while not state.is_over:
+                player = next_player(state)
+                state.apply(state.legal_actions(player)[1], budget)
+            return None, budget.used, state.s, [e.text for e in state.log]
+        except RuleRuntimeError as err:
+            return str(err), budget.used, state.s, None
+    outcomes = [play(game, Budget()) for game in games]
+    assert outcomes[0] == outcomes[1] and outcomes[0][0] is None
+    assert "Player 1: 2 8 middle" in outcomes[0][3]
+    for limit in range(0, 60, 2):
+        short = [play(game, Budget(limit)) for game in games]
+        assert short[0] == short[1], limit

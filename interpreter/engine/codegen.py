@@ -921,15 +921,25 @@ class CodeGen:
         self.slot, self.roots = ("fn", i), [(None, e)]
         local = (self.p.resolved.get(id(e), ("local", e.id))[1] if kind == "expr" and isinstance(e, n.Name)
                  and self.p.resolved.get(id(e), ("local",))[0] == "local" and not self.by_reference(e) else None)
+        # `[]`: runs make a new empty list in place of the call (``_StepsGen.value``), as its body does
+        empty = kind == "expr" and isinstance(e, n.ListLit) and not e.items and not self.by_reference(e)
         if self.replay is not None:
             self.cook_slot(e)
             fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
             self.functions.append((fn, self.body_names[i], i))
             if local is not None:
                 fn.local = local  # type: ignore[attr-defined] - (see below)
+            if kind == "expr" and isinstance(e, n.Lit):
+                fn.literal = (e.value,)  # type: ignore[attr-defined] - (see below)
+            if empty:
+                fn.empty_list = True  # type: ignore[attr-defined]
             return fn
         if kind == "expr" and isinstance(e, n.Lit):  # a constant (a menu's label): nothing can fail
-            return self.emit(i, f"    return {self.const(e.value)}\n")
+            fn = self.emit(i, f"    return {self.const(e.value)}\n")
+            # Generated runs use the value in place of the call (``_StepsGen.value``): the same
+            # object the function gives (a number, a text, a truth or none)
+            fn.literal = (e.value,)  # type: ignore[attr-defined]
+            return fn
         if local is not None:
             # A local read alone (a procedure's argument, a turn's player): no budget nor memo to
             # put back; only a missing name goes to the reference, for its error. Ops read it
@@ -948,14 +958,17 @@ class CodeGen:
             if kind != "zone" and self.reads_zones(e) else ""
         if kind == "expr" and self.free(e):
             # It pays nothing and remembers nothing: there is nothing to put back on a failure.
-            return self.emit(
+            fn = self.emit(
                 i,
                 f"{chance}"
                 f"    try:\n"
                 f"        return {body}\n"
                 f"    except _FAULTS:\n"
                 f"        return _slow(_i, m, L, m.budget.used, len(m.memo))\n")
-        return self.emit(
+            if empty and body == "[]":
+                fn.empty_list = True  # type: ignore[attr-defined]
+            return fn
+        fn = self.emit(
             i,
             f"{chance}"
             f"    used = m.budget.used\n"
@@ -964,6 +977,9 @@ class CodeGen:
             f"        return {body}\n"
             f"    except _FAULTS:\n"
             f"        return _slow(_i, m, L, used, memo_size)\n")
+        if empty and body == "[]":
+            fn.empty_list = True  # type: ignore[attr-defined]
+        return fn
 
     def emit(self, i: int, body: str) -> Fn:
         """The function for expression `i`, whose code is `body` (which reads its own index as
@@ -3394,7 +3410,7 @@ class _StepsGen:
     def __init__(self, leaves: Callable[[str], bool] | None = None) -> None:
         self.leaves = leaves  # whether a procedure (by its code's key) cannot stop (`leaf_code`)
         self.ns: dict[str, Any] = {}
-        self.names: dict[int, str] = {}
+        self.names: dict[Any, str] = {}  # id of an object (or ("int", n): a number of the rules) -> its name
         self.source: list[str] = []
         self.runs = 0
         self.joins: set[int] = set()  # the pcs of the code being generated reached from two places or more
@@ -3410,8 +3426,21 @@ class _StepsGen:
         return known
 
     def value(self, f: Any) -> str:
-        """Source working out an expression's function `f`: a local read in place (its function
+        """Source working out an expression's function `f`: a constant of the rules in place
+        (`literal`: the very value the function gives), a local read in place (its function
         only when the local is missing, for its error), anything else by its call."""
+        literal = getattr(f, "literal", None)
+        if type(literal) is tuple and len(literal) == 1 and (literal[0] is None or type(literal[0]) in (int, bool, str)):
+            value = literal[0]
+            if type(value) is int:  # (a number of the rules, read from the namespace too: no rule text in the source)
+                known = self.names.get(("int", value))
+                if known is None:
+                    known = self.names[("int", value)] = f"_s{len(self.names)}"
+                    self.ns[known] = value
+                return known
+            return self.name(value)
+        if getattr(f, "empty_list", False) is True:  # `[]`: a new empty list, as its function makes
+            return "[]"
         local = getattr(f, "local", None)
         if type(local) is str:
             miss = self.name(_MISS)
