@@ -838,7 +838,7 @@ class CodeGen:
         # The cards' values (given by the compiler once it has made them) and what `bound` learnt
         self.card_attrs: list[dict] | None = None
         self.define_bounds: dict[str, int | None] = {}
-        self.field_bounds: dict[tuple[str, bool], int | None] = {}
+        self.field_bounds: dict[tuple, int | None] = {}  # (field, in a map) or ("$items", field)
         self.define_names: dict[str, str] = {}
         self.define_functions: dict[str, str] = {}  # the reverse: a define's function -> its name
         self.remembering: set[str] = set()  # defines whose function only remembers results in the define memo
@@ -863,6 +863,9 @@ class CodeGen:
         self.known_unrepeated: dict[str, bool] = {}  # define -> whether `unrepeated`
         self.define_sites: dict[str, list] | None = None  # see `_define_sites`
         self.define_uses: Counter[str] = Counter()  # define -> the names the checker resolved to it
+        self.call_sites: dict[str, list] | None = None  # see `_call_sites`
+        self.known_param_bounds: dict[str, list[int | None]] = {}  # see `param_bounds`
+        self.known_local_bounds: dict[int, dict[str, int]] = {}  # see `local_bounds`
         # Replay: a warm load does not generate the module again. The compiler still makes every
         # op and reference closure; here each function gets the code of its body by index, the
         # plain constants come from the cache, and every other constant is made again, at the same
@@ -1367,7 +1370,8 @@ class CodeGen:
             cat, name = self.p.resolved.get(id(e), ("local", e.id))
             if cat == "local":
                 value = scope.get(name, "")
-                return abs(int(value)) if _literal_int(value) else None
+                # (a parameter or a loop's variable whose numbers are known to be bounded: `_BOUND_KEY`)
+                return abs(int(value)) if _literal_int(value) else scope.get(_BOUND_KEY + name)
             if cat == "const":
                 value = self.c.const(name)
                 return abs(value) if type(value) in (int, bool) else None
@@ -1380,6 +1384,8 @@ class CodeGen:
             return None
         if isinstance(e, n.Index):
             obj = e.obj
+            if self.type_of(obj) == "list:int":  # an item of a list of bounded numbers (a constant's)
+                return self.items_bound(obj, scope)
             if (isinstance(obj, n.Call) and self.p.resolved.get(id(obj), ("builtin", obj.func)) == ("builtin", "bag")
                     and self.type_of(obj).startswith("bag:")):
                 return MAX_ITEMS  # a count of a bag just made of a list: at most its length
@@ -1390,12 +1396,22 @@ class CodeGen:
         if isinstance(e, n.Call):
             cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
             if cat == "define":
-                return self.define_bound(name) if len(e.args) == len(self.p.defines[name].params or ()) else None
+                params = self.p.defines[name].params or ()
+                if len(e.args) != len(params):
+                    return None
+                bounded = {}  # (the body's bound with what the call gives its parameters, when known)
+                for prm, a in zip(params, e.args, strict=True):
+                    b = self.bound(a, scope) if prm.type.form == "name" and prm.type.name == "int" else None
+                    if b is not None:
+                        bounded[_BOUND_KEY + prm.name] = b
+                return self.bound(self.p.defines[name].value, bounded) if bounded else self.define_bound(name)
             if name == "count" and len(e.args) == 1:
                 return MAX_ITEMS
             if name == "sum" and len(e.args) == 1 and isinstance(e.args[0], n.Gen) and e.args[0].elem is not None:
                 each = self.bound(e.args[0].elem, {})
                 return None if each is None else MAX_ITEMS * each
+            if name in ("min", "max") and len(e.args) == 1 and self.type_of(e.args[0]) == "list:int":
+                return self.items_bound(e.args[0], scope)  # one of the list's numbers
             if name in ("min", "max", "abs") and e.args and all(self.type_of(a) == "int" for a in e.args):
                 bounds = [self.bound(a, scope) for a in e.args]
                 return None if None in bounds else max(bounds)
@@ -1437,6 +1453,233 @@ class CodeGen:
                     break
             self.field_bounds[key] = largest if self.card_attrs is not None else None
         return self.field_bounds[key]
+
+    def bounded_scope(self, params: list, names: list[str], given: tuple | None) -> dict:
+        """The scope of a define's body written in place of a call: its parameters' names, and
+        the bounds of the numbers given them where the call (`given`: its arguments and scope)
+        knows them."""
+        scope = {prm.name: v for prm, v in zip(params, names, strict=True)}
+        scope["$define"] = "1"
+        if given is not None:
+            args, outer = given
+            for prm, arg in zip(params, args, strict=True):
+                bound = self.bound(arg, outer) if prm.type.form == "name" and prm.type.name == "int" else None
+                if bound is not None:
+                    scope[_BOUND_KEY + prm.name] = bound
+        return scope
+
+    def items_bound(self, e, scope: dict) -> int | None:  # noqa: C901 - one case per kind of list
+        """The largest size of the numbers a list `e` can hold (the items a loop over it takes),
+        from what never changes, as `bound`: a range between bounded numbers, a constant list of
+        numbers, lists made of those (joined, filtered, items worked out by a bounded formula),
+        a define giving one; None when not known."""
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("local", e.id))
+            if cat == "const":
+                value = self.c.const(name)
+                if value.__class__ is list and all(type(x) in (int, bool) for x in value):
+                    return max((abs(x) for x in value), default=0)
+                return None
+            if cat == "define" and not self.p.defines[name].params:
+                return self.define_items_bound(name)
+            return None
+        if isinstance(e, n.Call):
+            cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            if cat == "define":
+                return self.define_items_bound(name) if len(e.args) == len(self.p.defines[name].params or ()) else None
+            if name == "range" and len(e.args) == 2:
+                low, high = (self.bound(a, scope) for a in e.args)
+                return None if low is None or high is None else max(low, high)
+            if name in ("distinct", "sorted") and len(e.args) == 1:
+                return self.items_bound(e.args[0], scope)
+            return None
+        if isinstance(e, n.Attr):
+            if self.p.resolved.get(id(e), ("dynamic",))[0] == "field" and self.card_attrs is not None:
+                return self.field_items_bound(e.name)
+            return None
+        if isinstance(e, n.Gen):
+            within = self.items_bound(e.source, scope)
+            if e.elem is None:
+                return within
+            return self.bound(e.elem, _bound_var(scope, e.var, within))
+        if isinstance(e, n.ListLit):
+            if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
+                return self.items_bound(e.items[0], scope)
+            bounds = [self.bound(x, scope) for x in e.items]
+            return None if None in bounds else max(bounds, default=0)
+        if isinstance(e, n.BinOp) and e.op == "+" and self.type_of(e) == "list:int":
+            left, right = self.items_bound(e.left, scope), self.items_bound(e.right, scope)
+            return None if left is None or right is None else max(left, right)
+        if isinstance(e, n.Cond):
+            then, orelse = self.items_bound(e.then, scope), self.items_bound(e.orelse, scope)
+            return None if then is None or orelse is None else max(then, orelse)
+        return None
+
+    def field_items_bound(self, field: str) -> int | None:
+        """The largest size of the numbers in a card field's lists over every card of the game;
+        None unless every card's value of it is a list of numbers (or missing)."""
+        key = ("$items", field)
+        if key not in self.field_bounds:
+            largest: int | None = 0
+            for values in self.card_attrs or ():
+                v = values.get(field)
+                if v is None:
+                    continue
+                if v.__class__ is not list or not all(type(x) in (int, bool) for x in v):
+                    largest = None
+                    break
+                largest = max([largest, *map(abs, v)])
+            self.field_bounds[key] = largest
+        return self.field_bounds[key]
+
+    def define_items_bound(self, name: str) -> int | None:
+        """`items_bound` of a define's body (its parameters unknown), worked out once."""
+        key = "$items " + name
+        if key not in self.define_bounds:
+            self.define_bounds[key] = None  # (no define is made of itself; this only ends a loop)
+            self.define_bounds[key] = self.items_bound(self.p.defines[name].value, {})
+        return self.define_bounds[key]
+
+    def param_bounds(self, name: str) -> list[int | None]:
+        """The largest size of the numbers each parameter of define `name` is given, over every
+        call of it in the rules: `bound` of the argument where the call is (constants, items of
+        ranges and constant lists looped over or chosen from, parameters of the calling define
+        with bounds of their own); None for a parameter some call may give any number. All None
+        when the calls found are not every name the checker resolved to the define (a call in a
+        place this walk does not look into counts as unbounded)."""
+        bounds = self.known_param_bounds.get(name)
+        if bounds is None:
+            params = self.p.defines[name].params or ()
+            self.known_param_bounds[name] = [None] * len(params)  # (defines are never recursive)
+            bounds = self.known_param_bounds[name] = self._param_bounds(name, params)
+        return bounds
+
+    def _param_bounds(self, name: str, params) -> list[int | None]:
+        bounds: list[int | None] = [None] * len(params)
+        wanted = [prm.type.form == "name" and prm.type.name == "int" for prm in params]
+        if not any(wanted):
+            return bounds
+        if self.call_sites is None:
+            self.call_sites = self._call_sites()
+            if not self.define_uses:
+                self.define_uses = Counter(r[1] for r in self.p.resolved.values() if r[0] == "define")
+        sites = self.call_sites.get(name, [])
+        if not sites or len(sites) != self.define_uses[name]:
+            return bounds
+        bounds = [0 if want else None for want in wanted]
+        for call, caller, decl, loops in sites:
+            if len(call.args) != len(params) or call.kwargs or decl is _UNKNOWN:
+                return [None] * len(params)
+            scope = self.local_bounds(decl) if decl is not None else {}
+            if caller is not None:
+                for prm, b in zip(self.p.defines[caller].params or (), self.param_bounds(caller), strict=True):
+                    scope = _bound_var(scope, prm.name, b)
+            for g in loops:
+                scope = _bound_var(scope, g.var, self.items_bound(g.source, scope))
+            for j, arg in enumerate(call.args):
+                if bounds[j] is not None:
+                    b = self.bound(arg, scope)
+                    bounds[j] = None if b is None else max(bounds[j], b)
+        return bounds
+
+    def _call_sites(self) -> dict[str, list]:
+        """Every call of a define in the checked rules: name -> [(the call, the calling define or
+        None, the procedure (setup, flow, trigger) it is in or None, the comprehensions around
+        it, outermost first)]."""
+        sites: dict[str, list] = {}
+        seen: dict[int, tuple] = {}  # a call reached again (a score line is in two fields): counted once
+
+        def walk(root, caller) -> None:
+            todo = [(root, None, ())]  # (what to look through, the declaration it is in, the comprehensions around)
+            while todo:
+                x, decl, loops = todo.pop()
+                cls = x.__class__
+                if cls is tuple or cls is list:
+                    todo.extend((y, decl, loops) for y in x if y.__class__ not in _NO_CALLS)
+                    continue
+                if cls is dict:
+                    todo.extend((y, decl, loops) for y in x.values() if y.__class__ not in _NO_CALLS)
+                    continue
+                if not _is_node(cls):
+                    continue
+                if cls is n.Call and self.p.resolved.get(id(x), ("",))[0] == "define":
+                    site = (x, caller, decl, loops)
+                    before = seen.get(id(x))
+                    if before is None:
+                        seen[id(x)] = site
+                        sites.setdefault(x.func, []).append(site)
+                    elif before[1:] != site[1:]:  # (reached where other names hold: nothing known)
+                        calls = sites[x.func]
+                        calls[calls.index(before)] = seen[id(x)] = (x, caller, _UNKNOWN, loops)
+                elif cls in _DECLARING:
+                    decl = x
+                elif cls is n.Gen:
+                    todo.append((x.source, decl, loops))
+                    inner = (*loops, x)
+                    todo.extend((y, decl, inner) for y in (x.elem, x.cond) if y is not None)
+                    continue
+                for f in _field_names(cls):
+                    y = getattr(x, f)
+                    if y.__class__ not in _NO_CALLS:
+                        todo.append((y, decl, loops))
+
+        if self.define_sites is None:
+            self.define_sites = self._define_sites()
+        for name, found in self.define_sites.items():  # (the calls in defines' bodies, found already)
+            for caller, call, loops in found:
+                if isinstance(call, n.Call):
+                    site = seen[id(call)] = (call, caller, None, loops)
+                    sites.setdefault(name, []).append(site)
+        for f in _CALLING_FIELDS:  # (a call anywhere else is not counted: the define is not bounded)
+            walk(getattr(self.p, f), None)
+        return sites
+
+    def local_bounds(self, decl) -> dict[str, int]:
+        """`_BOUND_KEY` entries of a procedure's (setup's, flow's, trigger's) local names whose numbers
+        are bounded wherever the name is given a value: loop and choice variables over bounded
+        lists, `let` of a bounded number. A parameter, a name `set` or bound by `as` is not."""
+        known = self.known_local_bounds.get(id(decl))
+        if known is not None:
+            return known
+        found: dict[str, int | None] = {}
+
+        def given(name: str, b: int | None) -> None:
+            found[name] = None if b is None or (name in found and found[name] is None) else max(found.get(name) or 0, b)
+
+        for prm in getattr(decl, "params", None) or ():
+            given(prm.name, None)
+        if isinstance(decl, n.TriggerDecl):
+            for name in decl.names:
+                given(name, None)
+
+        def scan(x) -> None:
+            cls = x.__class__
+            if cls in _EXPRESSION_CLASSES or cls in _NO_CALLS:  # (only statements bind names)
+                return
+            if cls is tuple or cls is list:
+                for y in x:
+                    scan(y)
+                return
+            if not _is_node(cls):
+                return
+            if isinstance(x, (n.Pick, n.For, n.Simul)):
+                given(x.var, self.items_bound(x.source, {}))
+            elif isinstance(x, n.MenuOption) and x.each is not None:
+                given(x.each[0], self.items_bound(x.each[1], {}))
+            elif isinstance(x, n.Let):
+                given(x.name, self.bound(x.value, {}))
+            elif isinstance(x, n.Set) and isinstance(x.target, n.Name):
+                given(x.target.id, None)
+            elif isinstance(x, n.Verb):
+                for _word, v in x.clauses:
+                    if isinstance(v, n.Name):
+                        given(v.id, None)
+            for f in _field_names(type(x)):
+                scan(getattr(x, f))
+
+        scan(decl)
+        known = self.known_local_bounds[id(decl)] = {_BOUND_KEY + name: b for name, b in found.items() if b is not None}
+        return known
 
     def checked_int(self, value: str) -> str:
         """`check_int(value)` without a call when the number is in bounds (most of the time): an
@@ -1683,7 +1926,16 @@ class CodeGen:
         self.in_iterable += step
         return step
 
-    def first_of(self, src: str, step: int) -> tuple[str, str]:
+    def short_range(self, e, scope: dict) -> bool:
+        """Whether `e` is a range whose ends are numbers known to lie within _SHORT_RANGE_BOUND
+        (`bound`): never too long, and looked through for little enough that a budget running out
+        on the way is found when the body pays its tally, at its end, rather than before."""
+        if not self.is_range(e):
+            return False
+        bounds = [self.bound(a, scope) for a in e.args]
+        return None not in bounds and max(bounds) <= _SHORT_RANGE_BOUND
+
+    def first_of(self, src: str, step: int, short: bool = False) -> tuple[str, str]:
         """A comprehension's iterable `src` made with `:=` in it (`iterable` gave 0): Python
         refuses that, so it is worked out just before the comprehension (which works out its
         iterable first anyway), into a new name: (what goes first, the name); or ("", src)."""
@@ -1699,6 +1951,8 @@ class CodeGen:
             name = self.var()
             self.ranges[name] = (parts[0], parts[1])
             per = 2 + (int(parts[2]) if len(parts) == 3 else 0)
+            if short:  # (`short_range`: the tally is paid and checked with the body's, at its end)
+                return f"({name} := range({parts[0]}, ({parts[1]}) + 1)), (_u := _u + {per} * len({name})), ", name
             return (f"({name} := range({parts[0]}, ({parts[1]}) + 1)), (len({name}) <= {MAX_ITEMS} or _too_many())"
                     f" and ((_u := _u + {per} * len({name})) + b.used <= b.limit or _over()), "), name
         if ":=" not in src:
@@ -1719,7 +1973,9 @@ class CodeGen:
             return src  # the list itself is the value: a copy
         # Only iterated, and nothing changes while an expression is worked out: no copy.
         src = "_iter" + src[len("_items"):]
+        short = False
         if self.is_range(e.source) and inner is not None:
+            short = self.short_range(e.source, scope)
             step = self.iterable()
             try:
                 low, high = (self.expr(a, scope) for a in e.source.args)
@@ -1730,7 +1986,7 @@ class CodeGen:
         if unrolled is not None:
             return unrolled
         v = self.var()
-        inner = {**scope, e.var: v}
+        inner = _bound_var({**scope, e.var: v}, e.var, self.items_bound(e.source, scope))
         self.in_loop += 1
         try:
             cond = f" if {self.expr(e.cond, inner)}" if e.cond is not None else ""
@@ -1750,7 +2006,7 @@ class CodeGen:
             src = f"{src[:-1]}, {calls * STEPS_PER_CALL})"
         src, tally = self.known_iteration(src, calls * STEPS_PER_CALL)
         before, after = (f"({tally}", ")") if tally else ("", "")  # around the comprehension
-        first, src = self.first_of(src, step)
+        first, src = self.first_of(src, step, short)
         if first:
             before, after = f"{before}({first}", f")[-1]{after}"
         # (over items worked out into a name first, none of which there may be: no comprehension
@@ -1828,8 +2084,9 @@ class CodeGen:
             src = self.iterated(e.source, scope)[1]
         finally:
             self.in_iterable -= step
+        short = src.startswith("_iter_range(") and self.short_range(e.source, scope)
         v = self.var()
-        inner_scope = {**scope, e.var: v}
+        inner_scope = _bound_var({**scope, e.var: v}, e.var, self.items_bound(e.source, scope))
         self.in_loop += 1
         try:
             cond = self.expr(e.cond, inner_scope) if e.cond is not None else None
@@ -1838,7 +2095,7 @@ class CodeGen:
             self.in_loop -= 1
         src, tally = self.known_iteration(src, 0)
         before, after = (f"({tally}", ")") if tally else ("", "")
-        first, src = self.first_of(src, step)
+        first, src = self.first_of(src, step, short)
         if first:
             before, after = f"{before}({first}", f")[-1]{after}"
         if elem is None:  # a filter: each item's truth is its condition
@@ -1895,7 +2152,7 @@ class CodeGen:
             return None
         self.in_loop += 1
         try:
-            elems = [self.expr(e.elem, {**scope, e.var: x}) for x in items]
+            elems = [self.expr(e.elem, _bound_var({**scope, e.var: x}, e.var, None)) for x in items]
         finally:
             self.in_loop -= 1
         if any(len(x) > _UNROLLED_SOURCE for x in elems):
@@ -1982,7 +2239,7 @@ class CodeGen:
         finally:
             self.in_iterable -= 1
         v = self.var()
-        inner_scope = {**scope, g.var: v}
+        inner_scope = _bound_var({**scope, g.var: v}, g.var, self.items_bound(g.source, scope))
         count, truth = self.var(), self.var()
         src, tally = self.known_iteration(src, 0)
         if tally:  # (the tally's check, as a statement: `X and ` without its `and`)
@@ -2068,7 +2325,7 @@ class CodeGen:
         count, items, truth, item = self.var(), self.var(), self.var(), self.var()
         self.in_loop += 2  # (as inside both loops of `truth_loops`)
         try:
-            elem = self.expr(e2, {**scope, g2.var: item})
+            elem = self.expr(e2, _bound_var({**scope, g2.var: item}, g2.var, None))
             per_item = 2
             if isinstance(e2, n.Compare) and e2.op not in ("in", "notin") and _scalar(self.type_of(e2.left)):
                 counted = _counted_held(elem, e2.op)
@@ -2139,7 +2396,7 @@ class CodeGen:
             return None
         self.in_loop += 1
         try:
-            elems = [self.expr(e.elem, {**scope, e.var: self.const(x)}) for x in items]
+            elems = [self.expr(e.elem, _bound_var({**scope, e.var: self.const(x)}, e.var, None)) for x in items]
         finally:
             self.in_loop -= 1
         charged = self.charged(f"list:{self.type_of(e.elem)}")
@@ -2197,7 +2454,7 @@ class CodeGen:
             return f"range({low}, {high + 1})", _loop_tally(cost)
         return src, ""
 
-    def inlined(self, name: str, values: list[str]) -> str | None:
+    def inlined(self, name: str, values: list[str], given: tuple | None = None) -> str | None:
         """A small define that is never remembered (its body pays nothing, or it takes a list),
         or one no op calls twice with the same arguments (`unrepeated`, called here only),
         called with names or numbers: its body written in place of the call, paid for as a call.
@@ -2214,8 +2471,7 @@ class CodeGen:
                 or not (once or self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
             return None
         names, made, first = self.argument_values(values, simple)
-        scope = {prm.name: v for prm, v in zip(params, names, strict=True)}
-        scope["$define"] = "1"
+        scope = self.bounded_scope(params, names, given)
         self.roots.append((name, d.value))
         try:
             body = f"({self.paid_call()} and {self.expr(d.value, scope)})"
@@ -2277,7 +2533,7 @@ class CodeGen:
             self.hoist_lines.append(f"{held} = _MISS")
         return f"({held} if {held} is not _MISS and {self.paid_call()} else ({held} := {work or call}))"
 
-    def in_place(self, name: str, values: list[str]) -> str | None:
+    def in_place(self, name: str, values: list[str], given: tuple | None = None) -> str | None:
         """A call, in a loop of a define's body, of a define whose function only remembers its
         results in the define memo (`remembering`, Machine.memo): what that function does, written
         in place. The call is paid for (added to the body's tally), the memo looked up by the same
@@ -2295,8 +2551,7 @@ class CodeGen:
         hoists, hoist_lines = dict(self.hoists), list(self.hoist_lines)
         simple = [v.isidentifier() or _literal_int(v) for v in values]
         names, made, first = self.argument_values(values, simple)
-        scope = {prm.name: v for prm, v in zip(params, names, strict=True)}
-        scope["$define"] = "1"
+        scope = self.bounded_scope(params, names, given)
         self.roots.append((name, d.value))
         self.in_place_depth += 1
         try:
@@ -2359,11 +2614,12 @@ class CodeGen:
         cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
         if cat == "define":
             values = [self.expr(a, scope) for a in e.args]
-            inlined = self.inlined(name, values)
+            given = (e.args, scope)  # (the arguments' bounds, for a body written in place: `small`)
+            inlined = self.inlined(name, values, given)
             if inlined is not None:
                 return inlined
             call = self.kid_call(self.define(name), values)
-            return self.remembered(name, values, scope, call, self.in_place(name, values))
+            return self.remembered(name, values, scope, call, self.in_place(name, values, given))
         if name not in _ARGUMENT_FUNCTIONS:
             self.impure()
         if (name == "tokens" and len(e.args) == 2 and not e.kwargs and isinstance(e.args[1], n.Name)
@@ -2479,6 +2735,9 @@ class CodeGen:
         args = [f"a{j}" for j in range(len(params))]
         scope = {prm.name: a for prm, a in zip(params, args, strict=True)}
         scope["$define"] = "1"
+        # (numbers every call gives within bounds: sums of them need no check, see `small`)
+        for prm, bound in zip(params, self.param_bounds(name) if params else (), strict=True):
+            scope = _bound_var(scope, prm.name, bound)
         kinds = [self.param_hashable(prm) for prm in params]
         # Whether its results can be kept past the memo's forgetting (see below): tried when the
         # checked tree says it reads no more than its players' vars and the game's vars, and
@@ -3119,6 +3378,35 @@ _ITEMS_READ = re.compile(r"\bm\.s\.(?:vars|zones)\[_k\d+\]|\bL\[_k\d+\]")
 _LISTED_ITER = re.compile(r"_iter\(m, _charged_flat\(m, \[([-\w, ]*)\]\)(?:, (\d+))?\)\Z")
 _SIMPLE_ITEM = re.compile(r"-?\d+\Z|_k\d+\Z|True\Z|False\Z|None\Z")
 _ITER_CALL = re.compile(r"(_iter|_iter_range)\(m, ([-\w, ]*)\)\Z")
+
+
+# A range between numbers no bigger than this (`CodeGen.short_range`): at most 2001 items
+_SHORT_RANGE_BOUND = 1000
+
+# What the walks for define parameters' bounds (`CodeGen._call_sites`) go through and past
+_CALLING_FIELDS = ("procs", "setup", "flow", "triggers", "score", "tiebreak", "invariants", "scenarios",
+                   "requires", "winners", "table", "vars")
+_NO_CALLS = frozenset({str, int, bool, float, type(None), n.Pos, n.TypeRef, n.Name, n.Lit})
+_UNKNOWN = object()  # a call's declaration when it is reached in two (`CodeGen._call_sites`)
+_DECLARING = frozenset({n.ProcDecl, n.SetupDecl, n.FlowDecl, n.TriggerDecl})  # (`CodeGen.local_bounds`)
+_EXPRESSION_CLASSES = frozenset({n.Lit, n.Template, n.Name, n.Attr, n.Index, n.Gen, n.Call, n.BinOp, n.Compare,
+                                 n.Is, n.BoolOp, n.Not, n.Neg, n.Cond, n.ListLit, n.MapLit})
+
+# A scope's key for the bound of a local name's numbers (`CodeGen.bound`): no name has a space
+_BOUND_KEY = "$bound "
+
+
+def _bound_var(scope: dict, var: str, bound: int | None) -> dict:
+    """`scope` with the bound of local `var`'s numbers (none: not known), for a name given
+    new values (a loop's variable, which may hide a name of the same spelling around it)."""
+    key = _BOUND_KEY + var
+    if bound is None:
+        if key not in scope:
+            return scope
+        scope = dict(scope)
+        del scope[key]
+        return scope
+    return {**scope, key: bound}
 
 
 def _literal_int(source: str) -> bool:
