@@ -44,7 +44,7 @@ flow:
                 some_left(i), all_right(i)]
             set result = [left(i), right(i), -3 - i, span(i - 1, i + 1), span(i, 7)]
             set row[i] = -1 if i == 6 else i
-            set truths = truths + [first_ok(i)]
+            set truths = truths + [first_ok(i), span(row[1], i) > 3]
             set result = result + [far(i * 30000)]
 score p:
     line: 0

@@ -4,7 +4,8 @@ A define whose every call gives a parameter a number known to be small (an item 
 constant list looped over or chosen from, a constant, a parameter of the calling define that is
 bounded itself) has the number checks of sums and differences of it left out of its generated
 body, and a range between such numbers is neither checked for its length nor for the budget
-before it is looked through (the body's tally pays it, at the end). Any call that may give a
+before it is looked through (the body's tally pays it, at the end), nor is min() or max() of a
+list written out joined with such a range's items checked for an empty or too long list. Any call that may give a
 number of any size (a var, a procedure's parameter, a name `set` again, a call this walk does not
 look into) leaves the parameter unbounded. Either way the backends give the same results, pay the
 same and fail the same, at every budget.
@@ -30,6 +31,7 @@ define before(i: int) = i - 1
 define ahead(i: int) = before(i + 2) + 1
 define filled_between(a: int, b: int) = count([j for j in range(a, b) where row[j] >= 0])
 define part(k: int) = filled_between(firsts[k], firsts[k] + 2)
+define highest_before(i: int) = max([-1] + [row[j] for j in range(0, i - 1) where row[j] < 8])
 define grown(n: int) = n + 2
 define moved(n: int) = n - 1
 procedure note(v: int):
@@ -38,7 +40,7 @@ flow:
     for p in players:
         turn p:
             choose i in range(0, 7) where before(i) < 6 by p label "square {i}"
-            set result = [ahead(i), filled_between(i, 7), part(i % 3), grown(big)]
+            set result = [ahead(i), filled_between(i, 7), part(i % 3), grown(big), highest_before(i)]
             let w = i
             set w = big
             note w
@@ -82,6 +84,8 @@ def test_parameters_are_bounded_by_what_every_call_gives(tmp_path):
     assert "check_int" in _function_source(game, "grown") and "check_int" in _function_source(game, "moved")
     ranged = _function_source(game, "filled_between")
     assert "_too_many()" not in ranged and "_over()" not in ranged  # a short range: paid with the tally
+    highest = _function_source(game, "highest_before")  # max() of a short list: never empty nor long
+    assert "max(" in highest and "_built_else" not in highest and "_over()" not in highest
 
 
 def test_a_call_with_any_number_leaves_the_parameter_unbounded(tmp_path):

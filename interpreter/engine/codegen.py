@@ -1926,6 +1926,35 @@ class CodeGen:
         self.in_iterable += step
         return step
 
+    def short_joined(self, e, scope: dict) -> bool:
+        """Whether `e` is a list written out (not empty) joined with one no longer than
+        _SHORT_RANGE_BOUND's ranges make (`length_bound`): never empty, never too long."""
+        if not (isinstance(e, n.BinOp) and e.op == "+" and isinstance(e.left, n.ListLit) and e.left.items
+                and not any(isinstance(x, n.Gen) for x in e.left.items)):
+            return False
+        length = self.length_bound(e.right, scope)
+        return length is not None and len(e.left.items) + length <= 2 * _SHORT_RANGE_BOUND + 1
+
+    def length_bound(self, e, scope: dict) -> int | None:
+        """The most items a list `e` can have, from what never changes (see `bound`), or None."""
+        if isinstance(e, n.ListLit):
+            if len(e.items) == 1 and isinstance(e.items[0], n.Gen):
+                return self.length_bound(e.items[0], scope)
+            return None if any(isinstance(x, n.Gen) for x in e.items) else len(e.items)
+        if isinstance(e, n.Gen):  # (a filter keeps no more than its source's items)
+            return self.length_bound(e.source, scope)
+        if self.is_range(e):
+            bounds = [self.bound(a, scope) for a in e.args]
+            return None if None in bounds else 2 * max(bounds) + 1
+        if isinstance(e, n.Name):
+            cat, name = self.p.resolved.get(id(e), ("local", e.id))
+            value = self.c.const(name) if cat == "const" else None
+            return len(value) if value.__class__ is list else None
+        if isinstance(e, n.BinOp) and e.op == "+":
+            left, right = self.length_bound(e.left, scope), self.length_bound(e.right, scope)
+            return None if left is None or right is None else left + right
+        return None
+
     def short_range(self, e, scope: dict) -> bool:
         """Whether `e` is a range whose ends are numbers known to lie within _SHORT_RANGE_BOUND
         (`bound`): never too long, and looked through for little enough that a budget running out
@@ -2652,6 +2681,10 @@ class CodeGen:
                 # the budget (the tally counted) checked at once; an empty list gives 0 and a
                 # list too long fails (`_built_else`), which sends it to the slow path
                 t = self.var()
+                if self.short_joined(e.args[0], scope):
+                    # (never empty nor long: the tally, then the list's pick; the tally is paid with
+                    # the body's, at its end, as for a short range)
+                    return f"({name}({t}) if (_u := 3 * len({t} := ({parts[0]}) + ({parts[1]})) + _u) is not None else 0)"
                 return (f"({name}({t}) if ((_u := 3 * len({t} := ({parts[0]}) + ({parts[1]})) + _u) + b.used <= b.limit"
                         f" or _over()) and 0 < len({t}) <= {MAX_ITEMS} else _built_else({t}))")
             return f"_{name}_built(m, {joined})"  # min(a + b): one call
