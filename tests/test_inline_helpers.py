@@ -284,3 +284,60 @@ def test_truths_of_a_list_of_truths_over_a_range_pay_and_fail_as_the_reference(t
     source_ok = FLAGS.replace("walled(p, i - 1, i), starts(p, i, i + 7) > 0", "walled(p, i, i + 1)")
     (tmp_path / "game.rules").write_text(source_ok)
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(6)) == 6 * 4 * 2
+
+
+KITS = '''game "Kits"
+players 2 to 2
+enum hue: grey, red, green, blue, white
+const hues = [grey, red, green, blue, white]
+var first per player: list of hue = [red, blue]
+var second per player: list of hue = []
+var total per player: int = 0
+define kits(p: player) = [p.first, p.second, [red, red, green]]
+define extra(p: player, h: hue) = [[h, white]] if h != grey else []
+define kits_of(p: player, h: hue) = flatten([kits(p), extra(p, h)])
+define holding(p: player, e: hue) = count(s for s in [p.first, [], p.second] where e in s)
+define holding_with(p: player, h: hue, e: hue) = count(s for s in kits_of(p, h) where e in s)
+define held(p: player, h: hue) = sum(holding(p, e) + 2 * holding_with(p, h, e) for e in hues)
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose h in hues by p label "{h}"
+                set p.total = p.total + held(p, h)
+                set p.second = p.first
+                set p.first = p.first + [h] if h != white else []
+score p:
+    line: p.total
+'''
+
+
+def test_a_count_of_the_lists_holding_an_item_pays_and_fails_as_the_reference(tmp_path):
+    """`count(s for s in xs where x in s)` of a list of lists in a define's body is one call of
+    `_count_in_lists` (no comprehension, no call per list): the same count, and, at every budget
+    short of an action's cost, the same units paid or the same error with the state unchanged,
+    as the reference; empty lists among them, an empty list of lists, lists from a define."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(KITS)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    source = "\n".join(games[1].compiled.generated.source)
+    assert source.count("_count_in_lists(m, ") >= 2  # both counts take the form under test
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
+    for value in ("grey", "red", "white"):
+        outcomes = []
+        for game in games:
+            state = game.new_game(players=2, seed=3)
+            outcome = []
+            for limit in (None, *range(0, 400, 3)):
+                trial = state.clone()
+                paid = Budget(limit) if limit is not None else Budget()
+                try:
+                    trial.apply(next(a for a in trial.legal_actions(0) if a.value == value), paid)
+                    outcome.append((None, paid.used, trial.s.vars["total#0"]))
+                except RuleRuntimeError as err:
+                    assert trial.s == state.s  # a failing action leaves the state as it was
+                    outcome.append((str(err), paid.used, None))
+            outcomes.append(outcome)
+        assert outcomes[0] == outcomes[1], value
+        assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it

@@ -648,6 +648,38 @@ def _in_flat(m, x, y):
     return x in y
 
 
+def _count_in_lists(m, xs, x, times):
+    """`count(s for s in xs where x in s)` of a list of flat lists, in one call: what `_iter`
+    pays for `xs`, `_in_flat` for each item and `_charged_lists` (`times` times) for the list of
+    the items kept, paid at once when the loop ends (an overrun raises there, and the slow path
+    reports it where the reference does). Items that are not lists (a none) or too long go the
+    helpers' way, item by item, as before: nothing is paid here until the end."""
+    if not xs:  # (most often: nothing to pay for, no list made)
+        return 0
+    if xs.__class__ is list:
+        paid = len(xs)
+        n = kept = 0
+        for s in xs:
+            if s.__class__ is list:
+                k = len(s)
+                if k > MAX_ITEMS:
+                    break
+                paid += k
+                if x in s:
+                    n += 1
+                    kept += k
+            elif s:
+                break
+        else:
+            if n + kept <= MAX_ITEMS:
+                b = m.budget
+                b.used += paid + times * (n + kept)
+                if b.used > b.limit:
+                    m.charge(0)
+                return n
+    return len(_charged_lists(m, [s for s in _iter(m, xs) if _in_flat(m, x, s)], times))
+
+
 def _ordered(m, x, y, cmp):
     """`<` and the like on values that may be lists: none refused, lists paid for."""
     if x is None or y is None:
@@ -2709,7 +2741,11 @@ class CodeGen:
             # a list just built (never none): paid for by its items, then again given to count()
             return f"len(_charged_paid(m, {_only_argument(args[0], '_charged')}))"
         if len(args) == 1 and name == "count" and not zone and _only_argument(args[0], "_charged_lists") is not None:
-            return f"len(_charged_lists(m, {_only_argument(args[0], '_charged_lists')}, 2))"
+            listed = _only_argument(args[0], "_charged_lists")
+            holding = _lists_holding(listed)
+            if holding is not None:  # `count(s for s in xs where x in s)`: one call, no comprehension
+                return f"_count_in_lists(m, {holding[0]}, {holding[1]}, 2)"
+            return f"len(_charged_lists(m, {listed}, 2))"
         if len(args) == 1 and name == "bag" and zone:
             if args[0].isidentifier():  # an empty list's counts (most often) without the call
                 return f"({{}} if {args[0]} == [] else _bag_flat(m, {args[0]}))"
@@ -3555,6 +3591,34 @@ def _held_side(source: str) -> tuple[str, str, str] | None:
         return None
     call = source[match.start() + len(head):end - 6]
     return source[:match.start()] + held + source[end + 1:], held, call
+
+
+# `[s for s in _iter(m, xs) if _in_flat(m, x, s)]`, and that comprehension over `xs` worked out
+# first into a name (`CodeGen.first_of`): the lists of `xs` that hold `x` (a name)
+_HOLDING = re.compile(r"\[(_v\d+) for \1 in _iter\(m, (.+)\) if _in_flat\(m, (\w+), \1\)\]\Z", re.S)
+_HOLDING_FIRST = re.compile(r"\(\((_v\d+) := _iter\(m, (.+)\)\), \(\[(_v\d+) for \3 in \1 if _in_flat\(m, (\w+), \3\)\]"
+                            r" if \1 else \[\]\)\)\[-1\]\Z", re.S)
+
+
+def _lists_holding(source: str) -> tuple[str, str] | None:
+    """(xs, x) when generated `source` is the list of the items of `xs` that hold `x` (see
+    `_HOLDING`), with `xs` the whole argument of its `_iter` and `x` a name other than the
+    loop's; else None."""
+    match = _HOLDING.match(source)
+    if match is not None:
+        xs, x, v = match.group(2), match.group(3), match.group(1)
+        at = source.index("_iter(m, ") + len("_iter")
+    else:
+        match = _HOLDING_FIRST.match(source)
+        if match is None:
+            return None
+        xs, x, v = match.group(2), match.group(4), match.group(3)
+        if x == match.group(1):
+            return None
+        at = source.index("_iter(m, ") + len("_iter")
+    if x == v or _bracket_end(source, at) != at + len("(m, ") + len(xs) or len(_top_level_split(xs)) != 1:
+        return None
+    return xs, x
 
 
 def _bracket_end(source: str, start: int) -> int | None:
