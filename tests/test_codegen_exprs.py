@@ -527,7 +527,8 @@ flow:
 def test_calls_each_item_begins_with_are_paid_with_the_loop(tmp_path):
     """An item of a loop that begins with an inlined define's call whose body begins with a
     remembered call written in place pays both calls with the loop's items (5 items, each
-    paying its iteration and two calls: 55), and a comprehension over a list worked out first
+    paying its iteration and two calls: 55; and the list given to sum(), 2 an item: 65 in all,
+    checked before the list is made), and a comprehension over a list worked out first
     into a name, empty at times (`held`), is made only when the list has items: the games,
     their logs and the work paid at every action are the reference's."""
     from test_backends import play_both
@@ -537,7 +538,7 @@ def test_calls_each_item_begins_with_are_paid_with_the_loop(tmp_path):
     source = "\n".join(generated.source)
     spare = source[source.index(f"def {generated.define_names['spare']}("):]
     spare = spare[:spare.index("\ndef ")]
-    assert "(_u := _u + 55) + b.used <= b.limit" in spare and "m.memo.setdefault(" in spare
+    assert "(_u := _u + 65) + b.used <= b.limit" in spare and "m.memo.setdefault(" in spare
     assert re.search(r"\(_v(\d+) := _iter\(m, .*\(\[_v\d+ for _v\d+ in _v\1 if .*\] if _v\1 else \[\]\)", source)
     for seed in range(8):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0

@@ -341,3 +341,50 @@ def test_a_count_of_the_lists_holding_an_item_pays_and_fails_as_the_reference(tm
             outcomes.append(outcome)
         assert outcomes[0] == outcomes[1], value
         assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it
+
+
+BIG_SUM = '''game "Sums"
+players 2 to 2
+const steps = [3, -2, 5, 0, 6, 1]
+var scale per player: int = 1
+var total per player: int = 0
+define part(p: player, k: int) = p.scale * k * k
+define parts(p: player) = sum(part(p, k) for k in steps) - p.scale * 40
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose n in [1, 1000, 20000000000000000] by p label "{n}"
+                set p.scale = n
+                set p.total = parts(p)
+score p:
+    line: 0
+'''
+
+
+def test_a_sum_of_a_list_written_out_pays_in_the_tally_and_fails_out_of_bounds_as_the_reference(tmp_path):
+    """sum() of a list written out in a define's body is Python's sum() of it, its 2 units an
+    item added to the body's tally and checked with the list's own cost (`tallied_sum`): the
+    same total and units as the reference at every budget short of an action's cost, and, when
+    the total passes 10^18 though each item does not (and the difference would come back under
+    it), the same error with the state unchanged."""
+    (tmp_path / "game.rules").write_text(BIG_SUM)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    assert ":= sum([" in "\n".join(games[1].compiled.generated.source)  # the form under test
+    for value in (1, 1000, 20000000000000000):
+        outcomes = []
+        for game in games:
+            state = game.new_game(players=2, seed=3)
+            outcome = []
+            for limit in (None, *range(0, 120)):
+                trial = state.clone()
+                paid = Budget(limit) if limit is not None else Budget()
+                try:
+                    trial.apply(next(a for a in trial.legal_actions(0) if a.value == value), paid)
+                    outcome.append((None, paid.used, trial.s.vars["total#0"]))
+                except RuleRuntimeError as err:
+                    assert trial.s == state.s  # a failing action leaves the state as it was
+                    outcome.append((str(err), paid.used, None))
+            outcomes.append(outcome)
+        assert outcomes[0] == outcomes[1], value
+        assert (outcomes[0][0][0] is None) == (value != 20000000000000000)  # 1.5 * 10^18 in all, 0.7 * 10^18 less 40 n

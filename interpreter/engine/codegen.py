@@ -2731,7 +2731,8 @@ class CodeGen:
         if len(args) == 1 and zone and name in _FUSED_FLAT:
             built = _only_argument(args[0], "_charged_flat")  # a list just built: paid for twice
             if built is not None:
-                return f"{_FUSED_FLAT[name]}(m, {built}, 2)"
+                summed = self.tallied_sum(built) if name == "sum" and self.tallies() else None
+                return summed if summed is not None else f"{_FUSED_FLAT[name]}(m, {built}, 2)"
             return f"{_FUSED_FLAT[name]}(m, {args[0]})"
         if len(args) == 1 and name == "bag" and zone:
             again = self.bag_again(args[0])
@@ -2777,6 +2778,24 @@ class CodeGen:
         result = f"{impl}(m{''.join(', ' + a for a in paid)})"
         pay = self.pay(self.type_of(e))
         return f"{pay}(m, {result})" if pay else result
+
+    def tallied_sum(self, built: str) -> str | None:
+        """sum() of a list written out in a define's body (`written_out`, `unrolled`: its length
+        known here, its cost already in the tally's check before it is made), without the call of
+        `_sum_flat`: the list's 2 units an item (built, then given to sum()) added to that same
+        tally and check, the total checked as `_sum_flat` checks it. A none among the items (or
+        a total out of bounds) fails, and the slow path gives what the reference gives."""
+        match = _TALLIED_LIST.match(built)
+        if match is None or _bracket_end(built, match.start(2)) != len(built) - 2:
+            return None
+        listed = match.group(2)
+        parts = _top_level_split(listed[1:-1]) if listed != "[]" else []
+        if not parts or any(_COMPREHENDED.search(part) for part in parts):
+            return None  # (a comprehension, whose length is not known here)
+        items = len(parts)
+        total = self.var()
+        return (f"(((_u := _u + {int(match.group(1)) + 2 * items}) + b.used <= b.limit or _over()) and "
+                f"({total} if -{MAX_INT} <= ({total} := sum({listed})) <= {MAX_INT} else check_int({total})))")
 
     def extreme_of_two(self, name: str, first: str, second: str) -> str:
         """`max(x, y)` or `min(x, y)` of two numbers without the call (a call of a built-in
@@ -3424,6 +3443,9 @@ def _loop_tally(cost: int) -> str:
     return f"((_u := _u + {cost}) + b.used <= b.limit or _over()) and " if cost else ""
 
 
+# A list written out in a define's body after its tally's check (`_loop_tally`): (cost, list)
+_TALLIED_LIST = re.compile(r"\(\(\(_u := _u \+ (\d+)\) \+ b\.used <= b\.limit or _over\(\)\) and (\[.*\])\)\Z", re.S)
+_COMPREHENDED = re.compile(r" for _v\d+ in ")  # (in a list's item outside brackets: a comprehension)
 _CONST_NAME = re.compile(r"_k\d+\Z")
 _CONST_ITEM = re.compile(r"_k\d+\[")
 
