@@ -592,3 +592,58 @@ def test_tokens_read_through_tables_play_and_fail_as_the_reference(tmp_path):
     ref = _failure(tmp_path, "reference")
     assert _failure(tmp_path, "codegen") == ref
     assert "game.rules:28:" in ref, ref
+
+
+LOOKED = '''game "Looked"
+players 2 to 3
+enum hue: grey, red, green, blue, white
+const hues = [grey, red, green, blue, white]
+var saved per player: list of hue = []
+var score per player: int = 0
+define needs(p: player, e: hue) = 2 - bag(p.saved)[e]
+define short(p: player, e: hue) = max(0, needs(p, e) - count(x for x in p.saved where x == e))
+define total(p: player) = sum(needs(p, e) for e in hues) + sum(short(p, e) for e in hues)
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose h in hues where total(p) >= short(p, h) by p label "{h}"
+                set p.score += total(p)
+                set p.saved = p.saved + [h] if h != white else []
+'''
+
+
+def test_a_call_made_again_looks_up_the_memo_in_place_and_pays_as_the_reference(tmp_path):
+    """A remembered define called again in a body with the same arguments (`needs(p, e)` in
+    `short`'s body written in place, after `total`'s own loop over the same list called it) looks
+    up the memo in place first: a result found pays the call (in the body's tally), as the
+    function would; else the function is called. The games and the work paid at every action
+    are the reference's, and so is every action cut short by its budget (`short(p, h)` of the
+    choice, found or not in the memo)."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(LOOKED)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in ("reference", "codegen")]
+    source = "\n".join(games[1].compiled.generated.source)
+    assert len(re.findall(r"is not _MISS and \(_u := _u \+ 5\) else _d\d+\(m, a0, _k\d+\)\)", source)) == 5
+    for seed in range(8):
+        assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+    from interpreter.engine.budget import Budget
+
+    outcomes = []
+    for game in games:
+        state = game.new_game(players=2, seed=1)
+        state.apply(next(a for a in state.legal_actions(0) if a.value == "red"))
+        outcome = []
+        for limit in (None, *range(0, 400, 3)):
+            trial = state.clone()
+            paid = Budget(limit) if limit is not None else Budget()
+            try:
+                trial.apply(next(a for a in trial.legal_actions(1) if a.value == "green"), paid)
+                outcome.append((None, paid.used, trial.s.vars["score#1"]))
+            except RuleRuntimeError as err:
+                assert trial.s == state.s  # a failing action leaves the state as it was
+                outcome.append((str(err), paid.used, None))
+        outcomes.append(outcome)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None

@@ -885,6 +885,10 @@ class CodeGen:
         self.in_place_depth = 0  # defines' bodies being written in place of their calls (`in_place`)
         self.hoists: dict[str, str] | None = None  # reads looked up before a define's body
         self.hoist_lines: list[str] = []
+        # The calls of defines made so far in the define's body being generated, by their define
+        # and arguments (a comprehension's variable by what it goes over: see `call`)
+        self.calls_made: set[tuple] | None = None
+        self.loop_of: dict[str, str] = {}  # a comprehension's variable -> the source it goes over
         self.keeping: dict | None = None  # while a define that may keep its results is generated
         # What the walks below learn of a node, by its id (the checked tree outlives this compile and
         # no node is made during it; each is asked about many times, from every enclosing node)
@@ -2047,6 +2051,7 @@ class CodeGen:
         if unrolled is not None:
             return unrolled
         v = self.var()
+        self.loop_of[v] = src
         inner = _bound_var({**scope, e.var: v}, e.var, self.items_bound(e.source, scope))
         self.in_loop += 1
         try:
@@ -2620,7 +2625,9 @@ class CodeGen:
         finally:
             self.in_place_depth -= 1
             self.roots.pop()
-        if len(body) > _IN_PLACE_SOURCE:  # too much to compile again: called (nothing it read ahead kept)
+        # too much to compile again: called (nothing it read ahead kept); (a call's memo looked up
+        # first, see `call`, counted as the call alone)
+        if len(body) > _IN_PLACE_SOURCE and len(_LOOKED_UP_FIRST.sub(r"\2", body)) > _IN_PLACE_SOURCE:
             self.hoists, self.hoist_lines = hoists, hoist_lines
             return None
         found, key = self.var(), self.var()
@@ -2680,7 +2687,23 @@ class CodeGen:
             if inlined is not None:
                 return inlined
             call = self.kid_call(self.define(name), values)
-            return self.remembered(name, values, scope, call, self.in_place(name, values, given))
+            made = self.calls_made
+            again = False
+            if made is not None and all(v.isidentifier() or _literal_int(v) for v in values):
+                # (the same arguments: the same names, or items of loops over the same list)
+                made_key = (name, *(self.loop_of.get(v, v) for v in values))
+                again = made_key in made
+                made.add(made_key)
+            work = self.remembered(name, values, scope, call, self.in_place(name, values, given))
+            if work == call and again and self.tallies() and name in self.remembering:
+                # Called before in this body with the same arguments, its result most likely
+                # remembered: the memo looked up in place first, a result found paid for as a
+                # remembered call (added to the tally); the function called only when it is not
+                found = self.var()
+                key = f"({self.const(name)}, {''.join(v + ', ' for v in values)})"  # the function's key
+                return (f"({found} if ({found} := m.memo.get({key}, _MISS)) is not _MISS and {self.paid_call()}"
+                        f" else {call})")
+            return work
         if name not in _ARGUMENT_FUNCTIONS:
             self.impure()
         if (name == "tokens" and len(e.args) == 2 and not e.kwargs and isinstance(e.args[1], n.Name)
@@ -3157,8 +3180,8 @@ class CodeGen:
         d = self.p.defines[name]
         # A define's body is a function of its own: what holds inside the expression that first
         # called it (a loop, a comprehension's iterable) does not hold inside the body.
-        outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping
-        self.hoists, self.hoist_lines, self.in_loop, self.in_iterable = {}, [], 0, 0
+        outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping, self.calls_made
+        self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.calls_made = {}, [], 0, 0, set()
         self.keeping = {"ok": True, "reads": [], "cards": set(), "sized": set(),
                         "scalar": _zone_free_result(d.value, self.type_of(d.value))} if keep else None
         self.roots.append((name, d.value))
@@ -3170,7 +3193,7 @@ class CodeGen:
             lines = self.hoist_lines
             keeping = self.keeping
         finally:
-            self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping = outer
+            self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping, self.calls_made = outer
             self.roots.pop()
         lines = _used_lines(lines, [body, *loops], keeping["reads"] if keeping is not None else [])
         # (a safety net under the walk: no other read of the state, no call, in what is kept)
@@ -3512,6 +3535,9 @@ def _invariant(source: str) -> bool:
             or source.lstrip("-").isdigit())
 
 
+# A call of a define with its memo looked up first in place (`CodeGen.call`): the call is group 2
+_LOOKED_UP_FIRST = re.compile(r"\((_v\d+) if \(\1 := m\.memo\.get\(\(_k\d+, (?:[\w-]+, )*\), _MISS\)\) is not _MISS"
+                              r" and \(_u := _u \+ \d+\) else (_d\d+\(m(?:, [\w-]+)*\))\)")
 _KID_CALL = re.compile(r"(_d\d+)\(m((?:, \w+)*)\)\Z")  # a define's call of names (`kid_call`)
 _HELD = re.compile(rf"\((_h\d+) if \1 is not _MISS and \(_u := _u \+ {STEPS_PER_CALL}\) else \(\1 := ")
 _COUNTED = re.compile(rf"\((_h\d+) if \1 is not _MISS else \(\(_u := _u - {STEPS_PER_CALL}\), \(\1 := ")
