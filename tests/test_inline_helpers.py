@@ -316,13 +316,15 @@ def test_a_count_of_the_lists_holding_an_item_pays_and_fails_as_the_reference(tm
     """`count(s for s in xs where x in s)` of a list of lists in a define's body is one call of
     `_count_in_lists` (no comprehension, no call per list): the same count, and, at every budget
     short of an action's cost, the same units paid or the same error with the state unchanged,
-    as the reference; empty lists among them, an empty list of lists, lists from a define."""
+    as the reference; empty lists among them, an empty list of lists, lists from a define (the
+    list of lists flatten() gives paid for by their lengths summed, `_paid_lists`)."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(KITS)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     assert source.count("_count_in_lists(m, ") >= 2  # both counts take the form under test
+    assert "_paid_lists(m, " in source  # flatten()'s list of lists, paid for by its lengths summed
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
     for value in ("grey", "red", "white"):
         outcomes = []

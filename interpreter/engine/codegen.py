@@ -324,6 +324,27 @@ def _paid(m, x):
     return x
 
 
+def _paid_lists(m, x):
+    """`_paid(m, x)` of a value whose type says it is a list of flat lists or bags (a built-in's
+    result): for a list of such, what `_size` comes to, their lengths summed in one go (as
+    `_charged_lists` does); anything else as `_paid` pays it."""
+    if x.__class__ is not list:
+        return _paid(m, x)
+    if not x:
+        return x
+    if _CONTAINERS.issuperset(map(type, x)):
+        n = len(x) + sum(map(len, x))
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)")
+    else:
+        n = _size(x)
+    b = m.budget
+    b.used += n
+    if b.used > b.limit:
+        m.charge(0)
+    return x
+
+
 def _paid_flat(m, x):
     """A value whose type says it holds no lists or maps (a zone, a list of numbers or cards, a
     bag): paid for by its length without walking it, which is what `charge_value` comes to for
@@ -2800,6 +2821,8 @@ class CodeGen:
                 paid.append(f"{pay}(m, {args[i]})" if pay else args[i])
         result = f"{impl}(m{''.join(', ' + a for a in paid)})"
         pay = self.pay(self.type_of(e))
+        if pay == "_paid" and self.charged(self.type_of(e)) == "_charged_lists":
+            pay = "_paid_lists"  # (a list of flat lists or bags: their lengths summed, no walk)
         return f"{pay}(m, {result})" if pay else result
 
     def tallied_sum(self, built: str) -> str | None:
