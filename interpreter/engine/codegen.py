@@ -97,7 +97,23 @@ class _Missing:
 
 
 _MISS = _Missing()
-_LIST_OR_MAP = (list, dict)  # (isinstance of a constant pair: no tuple built per call of the helpers below)
+_LIST_OR_MAP = (list, dict)
+
+
+class _Lazy:
+    """A regular expression compiled when first used: by the generator, which a load from the
+    cache never runs (compiling one costs about a millisecond, at every import otherwise)."""
+
+    __slots__ = ("args", "compiled")
+
+    def __init__(self, *args) -> None:
+        self.args = args
+        self.compiled: re.Pattern | None = None
+
+    def __getattr__(self, name: str):  # (match, search, sub: the compiled expression's own)
+        if self.compiled is None:
+            self.compiled = re.compile(*self.args)
+        return getattr(self.compiled, name)  # (isinstance of a constant pair: no tuple built per call of the helpers below)
 
 
 # The helpers below pay with the budget written out in place (``Machine.charge`` does the same
@@ -3490,8 +3506,8 @@ def _loop_tally(cost: int) -> str:
 
 
 # A list written out in a define's body after its tally's check (`_loop_tally`): (cost, list)
-_TALLIED_LIST = re.compile(r"\(\(\(_u := _u \+ (\d+)\) \+ b\.used <= b\.limit or _over\(\)\) and (\[.*\])\)\Z", re.S)
-_COMPREHENDED = re.compile(r" for _v\d+ in ")  # (in a list's item outside brackets: a comprehension)
+_TALLIED_LIST = _Lazy(r"\(\(\(_u := _u \+ (\d+)\) \+ b\.used <= b\.limit or _over\(\)\) and (\[.*\])\)\Z", re.S)
+_COMPREHENDED = _Lazy(r" for _v\d+ in ")  # (in a list's item outside brackets: a comprehension)
 _CONST_NAME = re.compile(r"_k\d+\Z")
 _CONST_ITEM = re.compile(r"_k\d+\[")
 
@@ -3559,7 +3575,7 @@ def _invariant(source: str) -> bool:
 
 
 # A call of a define with its memo looked up first in place (`CodeGen.call`): the call is group 2
-_LOOKED_UP_FIRST = re.compile(r"\((_v\d+) if \(\1 := m\.memo\.get\(\(_k\d+, (?:[\w-]+, )*\), _MISS\)\) is not _MISS"
+_LOOKED_UP_FIRST = _Lazy(r"\((_v\d+) if \(\1 := m\.memo\.get\(\(_k\d+, (?:[\w-]+, )*\), _MISS\)\) is not _MISS"
                               r" and \(_u := _u \+ \d+\) else (_d\d+\(m(?:, [\w-]+)*\))\)")
 _KID_CALL = re.compile(r"(_d\d+)\(m((?:, \w+)*)\)\Z")  # a define's call of names (`kid_call`)
 _HELD = re.compile(rf"\((_h\d+) if \1 is not _MISS and \(_u := _u \+ {STEPS_PER_CALL}\) else \(\1 := ")
@@ -3666,8 +3682,8 @@ def _held_side(source: str) -> tuple[str, str, str] | None:
 
 # `[s for s in _iter(m, xs) if _in_flat(m, x, s)]`, and that comprehension over `xs` worked out
 # first into a name (`CodeGen.first_of`): the lists of `xs` that hold `x` (a name)
-_HOLDING = re.compile(r"\[(_v\d+) for \1 in _iter\(m, (.+)\) if _in_flat\(m, (\w+), \1\)\]\Z", re.S)
-_HOLDING_FIRST = re.compile(r"\(\((_v\d+) := _iter\(m, (.+)\)\), \(\[(_v\d+) for \3 in \1 if _in_flat\(m, (\w+), \3\)\]"
+_HOLDING = _Lazy(r"\[(_v\d+) for \1 in _iter\(m, (.+)\) if _in_flat\(m, (\w+), \1\)\]\Z", re.S)
+_HOLDING_FIRST = _Lazy(r"\(\((_v\d+) := _iter\(m, (.+)\)\), \(\[(_v\d+) for \3 in \1 if _in_flat\(m, (\w+), \3\)\]"
                             r" if \1 else \[\]\)\)\[-1\]\Z", re.S)
 
 
