@@ -2848,13 +2848,10 @@ class CodeGen:
         tally and check, the total checked as `_sum_flat` checks it. A none among the items (or
         a total out of bounds) fails, and the slow path gives what the reference gives."""
         match = _TALLIED_LIST.match(built)
-        if match is None or _bracket_end(built, match.start(2)) != len(built) - 2:
-            return None
-        listed = match.group(2)
-        parts = _top_level_split(listed[1:-1]) if listed != "[]" else []
-        if not parts or any(_COMPREHENDED.search(part) for part in parts):
-            return None  # (a comprehension, whose length is not known here)
-        items = len(parts)
+        items = _list_items(built, match.start(2)) if match is not None else None
+        listed = match.group(2) if match is not None else "[]"
+        if items is None or listed == "[]" or _COMPREHENDED.search(listed):
+            return None  # (or a comprehension, whose length is not known here)
         total = self.var()
         return (f"(((_u := _u + {int(match.group(1)) + 2 * items}) + b.used <= b.limit or _over()) and "
                 f"({total} if -{MAX_INT} <= ({total} := sum({listed})) <= {MAX_INT} else check_int({total})))")
@@ -3708,6 +3705,26 @@ def _lists_holding(source: str) -> tuple[str, str] | None:
     return xs, x
 
 
+def _list_items(source: str, start: int) -> int | None:
+    """How many items the list opened at `start` of generated source has (its commas outside
+    brackets, and one), when it closes at the source's last character but one; else None. Bracket
+    by bracket, as `_bracket_end` (a written-out list is long: a walk of each character cost
+    about 3 % of a cold load)."""
+    depth = 0
+    items = 1
+    for found in _BRACKET_OR_COMMA.finditer(source, start):
+        token = found.group()
+        if token == ",":
+            items += depth == 1
+        elif token in "([{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return items if found.start() == len(source) - 2 else None
+    return None
+
+
 def _bracket_end(source: str, start: int) -> int | None:
     """The index of the bracket closing the one opened at `start` of generated source."""
     depth = 0
@@ -3722,6 +3739,7 @@ def _bracket_end(source: str, start: int) -> int | None:
 
 
 _BRACKET = re.compile(r"[()\[\]{}]")
+_BRACKET_OR_COMMA = _Lazy(r"[()\[\]{},]")
 _OPENING = re.compile(r"[(\[{]")
 _LOCAL_NAME = re.compile(r"\b(_v\d+)\b")
 
