@@ -253,6 +253,10 @@ def _built_else(x):
     return 0
 
 
+class _Unusual(Exception):  # noqa: N818 - a signal, not an error
+    """A choice written out (``CodeGen.pick``) met what only the op itself does (nothing to choose from)."""
+
+
 def _too_many():
     """A range written in place in a define's body (see `CodeGen.first_of`) that is too long:
     refused (the slow path reports it as the reference does)."""
@@ -884,6 +888,7 @@ class CodeGen:
         self.p = compiler.p
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.ns["_FAULTS"] = (RuleRuntimeError, *RULE_FAULTS)
+        self.ns["_PICK_FAULTS"] = (_Unusual, RuleRuntimeError, *RULE_FAULTS)
         self.ns["_MISS"] = _MISS
         self.ns["_pure"] = {}  # the kept results of pure defines (see MAX_PURE_KEPT)
         self.known_pure: dict[int, bool] = {}
@@ -895,10 +900,12 @@ class CodeGen:
         self.ns.update(charge_text=charge_text, charge_value=charge_value, check_int=check_int)
         from . import compiler  # the reference's own `+` and `-` (compiler imports this module)
 
-        self.ns.update(add_values=compiler.add_values, subtract_values=compiler.subtract_values)
+        self.ns.update(add_values=compiler.add_values, subtract_values=compiler.subtract_values,
+                       _disambiguate=compiler._disambiguate)
         self.refs: list[Fn] = []
         self.slow_calls = [0]  # how often the slow path ran (tests: never in a game without errors)
         self.ns["_slow"] = self._slow_path(self.refs, self.slow_calls)
+        self.ns["_slow_calls"] = self.slow_calls  # (a choice written out, done by its op: `pick`)
         self.ns["_refs"] = self.refs
         self.const_names: dict[Any, str] = {}
         self.seat_keys: dict[str, str] = {}  # a player var's or zone's prefix -> its table of keys
@@ -914,6 +921,7 @@ class CodeGen:
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.filters: list[types.FunctionType] = []
+        self.picks: list[types.FunctionType] = []  # choices of items (`pick`)
         self.source: list[str] = []
         self.ranges: dict[str, tuple[str, str]] = {}  # ranges written in place (`first_of`): name -> bounds
         self.fresh = 0
@@ -1116,6 +1124,104 @@ class CodeGen:
         fn.paid_twice = twice  # type: ignore[attr-defined]
         return fn
 
+    def pick(self, s: n.Pick, local_chooser: str | None, distinct: bool):
+        """A choice of items (``compiler._PickOp``) as one generated function ``_pJ(m, fr, who, ask)``
+        (``who`` and ``ask``: the op's functions of its chooser and its prompt):
+        what the op's ``__call__`` does on its common way, the items, their filter, their labels,
+        the chooser and the prompt worked out in place (no function of their own called, each
+        with its own guard), paid for the same, in the same order, and the chooser waited for.
+        True when it waited (or, for `may choose` with nothing to choose from, went on after
+        it). Anything else (a failure, nothing to choose from, explicit chance
+        with some zone's order unknown) puts the budget, the memo and the choice's name back as
+        they were and gives False: the op then does it all again from there, its own way, and
+        reports what the reference reports. None for a choice without a label (the op's labels
+        by the items' type)."""
+        if s.label is None:
+            return None
+        j = len(self.picks)
+        self.slot, self.roots = ("pick", j), [(None, s)]
+        if self.replay is not None:
+            self.cook_slot(s)
+            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_p{j}")
+            self.picks.append(fn)
+            return fn
+        var = self.const(s.var)
+        lines = ["    L = fr.locals",
+                 "    b = m.budget",
+                 "    used = b.used",
+                 "    memo = m.memo",
+                 "    memo_size = len(memo)",
+                 "    had = _MISS",
+                 "    try:",
+                 f"        _t = list({self.expr(s.source, {})} or ())",
+                 "        b.used += len(_t)",
+                 "        if b.used > b.limit:",
+                 "            _over()"]
+
+        hoisted: dict[str, str] = {}
+
+        def each(body: str) -> str:
+            # (the reads of the state and the locals made once, before the items: as `filter`)
+            reads: dict[str, str] = {}
+            body = _ITEMS_READ.sub(lambda match: reads.setdefault(match.group(0), f"_w{len(hoisted) + len(reads)}"), body)
+            hoisted.update(reads)
+            lines.extend(f"        {name} = {read}" for read, name in reads.items())
+            return body
+        item = {s.var: "_x"}
+        if s.cond is not None:
+            kept = each(f"[_x for _x in _t if {self.expr(s.cond, item)}]")
+            lines.append(f"        _t = {kept}")
+        if s.optional:  # nothing to choose from: none chosen, and on after the choice
+            lines += ["        if not _t:",
+                      f"            L[{var}] = None",
+                      "            fr.pc += 1",
+                      "            return True"]
+        else:  # (the op's error)
+            lines += ["        if not _t:",
+                      "            raise _Unusual"]
+        twice = isinstance(s.label, n.Template) and not self.by_reference(s.label)
+        if twice:  # (as `filter`'s labels: paid for with the op's payment, at once)
+            labels = each(f"[{self.template(s.label, item)} for _x in _t]")
+            lines.append(f"        _lb = _paid_texts(m, {labels}, 2)")
+        else:
+            labels = each(f"[{self.expr(s.label, item)} for _x in _t]")
+            lines.append(f"        _lb = {labels}")
+        lines.append(f"        had = L.pop({var}, _MISS)")
+        if not twice:
+            lines += ["        b.used += sum(map(len, _lb))",
+                      "        if b.used > b.limit:",
+                      "            _over()"]
+        if not distinct:  # (labels that may repeat: `_disambiguate`'s own test, then its call)
+            lines += ["        if len(set(_lb)) != len(_lb):",
+                      "            _lb = _disambiguate(_lb)"]
+        if s.optional:
+            lines += ["        _t.append(None)",
+                      f"        _lb.append({self.const('Skip')})"]
+        if local_chooser is not None:  # (`by p`: read in place; missing, the op's function says so)
+            lines += [f"        _p = L.get({self.const(local_chooser)}, _MISS)",
+                      "        if _p is _MISS:",
+                      "            _p = who(m, L)"]
+        else:
+            lines.append("        _p = who(m, L)")
+        prompt = self.expr(s.prompt, {}) if s.prompt is not None else "ask(m, L)"
+        lines += [f"        _q = {prompt}",
+                  "    except _PICK_FAULTS:",
+                  "        _slow_calls[0] += 1",
+                  "        b.used = used",
+                  "        while len(memo) > memo_size:",
+                  "            memo.popitem()",
+                  "        if had is not _MISS:",
+                  f"            L[{var}] = had",
+                  "        return False",
+                  f"    m.wait(_p, _q, {self.const('pick')}, _t, _lb)",
+                  "    return True"]
+        parts = [x for x in (s.source, s.cond, s.label, s.prompt, s.by) if x is not None]
+        chance = ["    if m.s.unordered:", "        return False"] if any(self.reads_zones(x) for x in parts) else []
+        self.source.append("\n".join([f"def _p{j}(m, fr, who, ask):", *chance, *lines, ""]))
+        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_p{j}")
+        self.picks.append(fn)
+        return fn
+
     def reads_zones(self, e) -> bool:
         """Whether an expression may read a zone's cards (a zone, `p.hand`, `discard[c]`, a define)."""
         known = self.known_reads_zones.get(id(e))
@@ -1159,6 +1265,8 @@ class CodeGen:
             fn.__defaults__ = (i,)
         for i, fn in enumerate(self.filters):
             fn.__code__ = self.ns[f"_f{i}"].__code__
+        for j, fn in enumerate(self.picks):
+            fn.__code__ = self.ns[f"_p{j}"].__code__
 
     def _compile_on_call(self) -> None:
         """Give every function the code `_first_call`: on its first call it compiles the source
@@ -1190,6 +1298,8 @@ class CodeGen:
             _first_call_of(fn, name).__defaults__ = (i,)
         for i, fn in enumerate(self.filters):
             self.ns[f"_f{i}"] = _first_call_of(fn, f"_f{i}")
+        for j, fn in enumerate(self.picks):
+            self.ns[f"_p{j}"] = _first_call_of(fn, f"_p{j}")
         for name in sources:  # defines (and the bodies above), called by name from generated code
             if name not in self.ns:
                 self.ns[name] = _first_call_of(types.FunctionType(_first_call.__code__, self.ns, name), name)
@@ -3960,7 +4070,7 @@ class _StepsGen:
             if shape is not None and not _has_run(op):  # a run of it alone would gain nothing
                 work.append(pc + 1)
                 continue
-            if shape is None:  # run by the loop; where it may go on are entries
+            if shape is None and not _pick_in_run(op):  # run by the loop; where it may go on are entries
                 work.append(pc + 1)
                 work.extend(getattr(op, "starts", ()))
                 end_of = getattr(op, "end", None)
@@ -4010,6 +4120,8 @@ class _StepsGen:
                 return
             op = code[pc]
             shape = getattr(op, "shape", None)
+            if shape is None and _pick_in_run(op):
+                shape = ("pick",)
             if shape is None or (path and (state["ops"] >= _RUN_OPS or depth >= _RUN_DEPTH)):
                 leaf(pc, ind)
                 return
@@ -4021,6 +4133,10 @@ class _StepsGen:
             lines.append(f"{ind}if b.used > b.limit:")
             lines.append(f"{ind}    b.charge(0, {self.name(getattr(op, 'pos', None))})")
             kind = shape[0]
+            if kind == "pick":  # a choice of items: it parks (or, on anything unusual, the op does it)
+                self.pick(op, pc, ind, lines)
+                work.append(pc + 1)  # where its answer goes on
+                return
             changes = op.changes  # (compiler._changes_state): the define memo forgotten after it
             if kind == "pass":
                 walk(pc + 1, ind, path, depth)
@@ -4123,7 +4239,22 @@ class _StepsGen:
         return name
 
 
+    def pick(self, op: Any, pc: int, ind: str, lines: list[str]) -> None:
+        """A choice of items: its generated function (``CodeGen.pick``) parks it, or, should
+        anything be unusual, the op does it its own way (as the loop would have called it)."""
+        o = self.name(op)
+        lines.append(f"{ind}fr.pc = {pc}")
+        lines.append(f"{ind}if not {self.name(op.written)}(m, fr, {self.name(op.chooser)}, {self.name(op.prompt)}):")
+        lines.append(f"{ind}    {o}(m, fr)")
+        lines.append(f"{ind}return")
+
+
 _TAIL_OPS = 4  # the most ops before its jump of code generated again on each way into it
+
+
+def _pick_in_run(op: Any) -> bool:
+    """Whether the op is a choice of items written out by ``CodeGen.pick`` (a run calls it)."""
+    return getattr(op, "written", None) is not None
 
 
 def _short_tail(code: list, pc: int) -> bool:
@@ -4142,7 +4273,9 @@ def _short_tail(code: list, pc: int) -> bool:
 def _has_run(op: Any) -> bool:
     """Whether the op has a run of its own where it is an entry (see ``_StepsGen.code``)."""
     shape = getattr(op, "shape", None)
-    return shape is not None and shape[0] not in ("effect", "leaf")
+    if shape is None:
+        return _pick_in_run(op)
+    return shape[0] not in ("effect", "leaf")
 
 
 def _successors(op: Any, pc: int) -> list[int]:

@@ -1741,7 +1741,7 @@ class _PickOp(_Op):
     changes = False  # it parks, or sets its local to none (an empty `may choose`): the answer comes in `resume`
 
     __slots__ = ("var", "source", "cond", "cond_all", "labels_all", "labels_paid", "distinct", "chooser", "chooser_local",
-                 "prompt", "label", "default_label", "optional", "cards")
+                 "prompt", "label", "default_label", "optional", "cards", "written")
 
     def __init__(self, c: _Compiler, s: n.Pick):
         super().__init__(s.pos)
@@ -1763,6 +1763,9 @@ class _PickOp(_Op):
         self.optional = s.optional
         self.cards = elem_type(c.type_of(s.source)) == "card"  # its values are cards (for secrecy)
         c.card_local(s.var, elem_type(c.type_of(s.source)))
+        # With the codegen backend, the whole choice on its common way, in the op's generated
+        # run (codegen.CodeGen.pick; None: the op does it, as the reference's loop calls it)
+        self.written = c.codegen.pick(s, self.chooser_local, self.distinct) if c.codegen is not None else None
 
     def __call__(self, m: Machine, fr: Frame) -> None:
         L = fr.locals
