@@ -1152,11 +1152,23 @@ class CodeGen:
                  "    memo = m.memo",
                  "    memo_size = len(memo)",
                  "    had = _MISS",
-                 "    try:",
-                 f"        _t = list({self.expr(s.source, {})} or ())",
-                 "        b.used += len(_t)",
-                 "        if b.used > b.limit:",
-                 "            _over()"]
+                 "    try:"]
+        # (inside the guard, what a helper would pay and refuse is paid and refused in place:
+        # a refusal, an overrun, a text to cut, anything unusual is the op's to do, and it
+        # does it all again, with the same charges at the same rules)
+        source = self.expr(s.source, {})
+        flat = _only_argument(source, "_paid_flat")
+        if flat is not None:  # (a list of flat items: `_paid_flat` pays its length, then the op again)
+            lines += [f"        _t = {flat}",
+                      f"        if type(_t) is not list or len(_t) > {MAX_ITEMS}:",
+                      "            raise _Unusual",
+                      *(["        _t = _t[:]"] if s.cond is None else []),  # (the op's own list; a filter makes one)
+                      "        b.used += 2 * len(_t)"]
+        else:
+            lines += [f"        _t = list({source} or ())",
+                      "        b.used += len(_t)"]
+        lines += ["        if b.used > b.limit:",
+                  "            _over()"]
 
         hoisted: dict[str, str] = {}
 
@@ -1180,9 +1192,13 @@ class CodeGen:
             lines += ["        if not _t:",
                       "            raise _Unusual"]
         twice = isinstance(s.label, n.Template) and not self.by_reference(s.label)
-        if twice:  # (as `filter`'s labels: paid for with the op's payment, at once)
+        if twice:  # (as `filter`'s labels: paid for with the op's payment, at once; `_paid_texts`)
             labels = each(f"[{self.template(s.label, item)} for _x in _t]")
-            lines.append(f"        _lb = _paid_texts(m, {labels}, 2)")
+            lines += [f"        _lb = {labels}",
+                      "        _n = sum(map(len, _lb))",
+                      "        b.used += 2 * _n",
+                      f"        if b.used > b.limit or _n > {MAX_TEXT}:",
+                      "            raise _Unusual"]
         else:
             labels = each(f"[{self.expr(s.label, item)} for _x in _t]")
             lines.append(f"        _lb = {labels}")
@@ -1204,7 +1220,15 @@ class CodeGen:
         else:
             lines.append("        _p = who(m, L)")
         prompt = self.expr(s.prompt, {}) if s.prompt is not None else "ask(m, L)"
-        lines += [f"        _q = {prompt}",
+        text = _only_argument(prompt, "_paid_text")
+        if text is not None:  # (what `_paid_text` pays, in place)
+            lines += [f"        _q = {text}",
+                      "        b.used += len(_q)",
+                      f"        if b.used > b.limit or len(_q) > {MAX_TEXT}:",
+                      "            raise _Unusual"]
+        else:
+            lines.append(f"        _q = {prompt}")
+        lines += [
                   "    except _PICK_FAULTS:",
                   "        _slow_calls[0] += 1",
                   "        b.used = used",
