@@ -3752,13 +3752,18 @@ def _lines_written_out(constant: list, elem: str, item: str, inner_any: bool, st
                     f"{body}    {truth} = {stop_at}",
                     f"{body}    break"]
             before += len(line)
-        else:  # where no item of the line decides: the items before it vary, counted
-            out += [f"{body}if not {looked}:",
+        else:  # where no item of the line decides: the items before it vary, counted (the
+            # deciding item's place added where it is found: no number of it to look at again)
+            out.pop()
+            for j, t in enumerate(tests):
+                test = f"{'' if inner_any else 'not '}{t}"
+                out += [f"{body}{'if' if j == 0 else 'elif'} {test}:",
+                        f"{body}    {items} = {items} + {j + 1}" if i else f"{body}    {items} = {j + 1}"]
+            out += [f"{body}else:",
                     f"{body}    {count} = {i + 1}",
                     f"{body}    {items} = {items} + {len(line)}" if i else f"{body}    {items} = {len(line)}",
                     f"{body}    {truth} = {stop_at}",
                     f"{body}    break"]
-            out.append(f"{body}{items} = {items} + {looked}" if i else f"{body}{items} = {looked}")
     out += [f"{body}{count} = {len(constant)}"]
     if inner_any == stop_at:
         out += [f"{body}{items} = {before}"]
