@@ -32,7 +32,10 @@ GAMES = [ROOT / "games" / "off_plan", ROOT / "games" / "welcome_to", ROOT / "gam
 # budget, the pc, a loop's index) and the namespace's, made of indices.
 _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "memo", "locals", "pop", "len",
         "BaseException", "enter", "call_leaf", "list", "log", "branch", "player", "s", "active",
-        "_l", "get"}  # (a local read in place: `_l if (_l := L.get(_s3, _s4)) is not _s4 else ...`)
+        "_l", "get",  # (a local read in place: `_l if (_l := L.get(_s3, _s4)) is not _s4 else ...`)
+        # a log line and a turn's start and end in place (`_StepsGen.log_line`, `turn_start`)
+        "_g", "_x", "_tl", "branches", "append", "type", "int", "game", "turn_lines", "once", "lasting",
+        "turn"}
 _INDEXED = re.compile(r"_(s|run)\d+")
 
 

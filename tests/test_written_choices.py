@@ -122,3 +122,71 @@ def test_written_choices_need_no_slow_path_where_nothing_fails(tmp_path):
     for index in (4, 1, 0, 0, 0, 0, 0):
         state.apply_index(index)
     assert slow[0] == before
+
+
+TURNS = '''game "Turns"
+players 2 to 3
+const words = ["short", "LONG"]
+modifier shield "Cannot be targeted"
+var n: int = 0
+var shielded: list of int = []
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose w in range(0, 1) by p label "{words[w]}"
+                log "{p} says {words[w]}"
+                if w == 1:
+                    start shield for p until start of next turn
+                set shielded = shielded + [1 if active(shield, p) else 0]
+                choose:
+                    option "Take" once per turn:
+                        set n = n + 1
+                    option "Pass":
+                        pass
+score p:
+    line: n
+'''
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_turns_and_log_lines_written_in_runs_play_and_pay_as_the_reference(tmp_path, seed):
+    """A turn's start and end and a log line, done in place by the runs (codegen
+    `_StepsGen.turn_start`, `log_line`) where no `once` mark, lasting modifier or long line asks
+    for more, and by their ops where one does (a modifier until the player's next turn, a menu
+    option once per turn, log lines longer than a line may be): both backends play the same
+    games, and every action fails the same at every budget short of its cost."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(TURNS.replace("LONG", "long " * 250))  # (a line of more than 1,000)
+    assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    rng = __import__("random").Random(seed)
+    choices: list[int] = []
+    state = games[1].new_game(players=2, seed=seed)
+    while not state.is_over:
+        choices.append(rng.randrange(state.num_actions()))
+        state.apply_index(choices[-1])
+    for length in range(1, len(choices) + 1):
+        full = [_play_seeded(game, choices[:length], seed) for game in games]
+        assert full[0] == full[1], length
+        for limit in range(0, full[0][1], max(1, full[0][1] // 40)):
+            assert _play_seeded(games[0], choices[:length], seed, limit) == \
+                _play_seeded(games[1], choices[:length], seed, limit), (length, limit)
+    # the ops' own ways taken too: a line cut to its length, a modifier in force at a turn's start
+    assert any(e[0] == "log" and len(e[2]) <= 1003 and "long long" in e[2] for e in state.s.log)
+    assert 1 in state.s.vars["shielded"]
+
+
+def _play_seeded(game, choices: list[int], seed: int, limit: int | None = None):
+    state = game.new_game(players=2, seed=seed)
+    for index in choices[:-1]:
+        state.apply_index(index)
+    before = state.clone()
+    paid = Budget(limit) if limit is not None else Budget()
+    try:
+        state.apply(state.legal_actions()[choices[-1]], paid)
+    except RuleRuntimeError as err:
+        assert state.s == before.s
+        return str(err), paid.used, None
+    return None, paid.used, state.s

@@ -41,6 +41,7 @@ from rulelang.diagnostics import RuleRuntimeError
 from .budget import (
     MAX_INT,
     MAX_ITEMS,
+    MAX_LOG_LINE,
     MAX_TEXT,
     STEPS_PER_CALL,
     charge_text,
@@ -49,7 +50,7 @@ from .budget import (
     value_size,
 )
 from .cache import cache_dir, compile_cached, load_generated, store_generated
-from .runtime import FUNCTIONS, RULE_FAULTS
+from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS
 
 if TYPE_CHECKING:
     from .compiler import _Compiler
@@ -4187,8 +4188,21 @@ class _StepsGen:
                 lines.append(f"{ind}L[{index}] = 0")
                 walk(pc + 1, ind, path, depth)
             elif kind == "log":  # a log line everyone reads, by the player whose part or turn it is
-                lines.append(f"{ind}m.log({self.name('log')}, m.branch.player if m.branch is not None "
-                             f"else m.s.active, {self.name(shape[1])}(m, L), None)")
+                lines.append(f"{ind}_t = {self.name(shape[1])}(m, L)")
+                self.log_line(ind, "log", "_t", "m.s.active",
+                              f"m.log({self.name('log')}, m.branch.player if m.branch is not None "
+                              f"else m.s.active, _t, None)", lines)
+                walk(pc + 1, ind, path, depth)
+            elif kind == "advance" and getattr(op, "turn", None) is not None:  # a turn's start (no trigger)
+                self.turn_start(op, ind, lines)
+                forget(ind, changes)
+                walk(pc + 1, ind, path, depth)
+            elif kind == "advance" and getattr(op, "turn_over", None) is not None:  # a turn's end (no trigger)
+                lines.append(f"{ind}if m.s.lasting:")
+                lines.append(f"{ind}    {o}(m, fr)")
+                lines.append(f"{ind}else:")
+                lines.append(f"{ind}    L.pop({self.name(op.turn_over)})")
+                forget(ind, changes)
                 walk(pc + 1, ind, path, depth)
             elif kind == "forget":
                 for local in shape[1]:
@@ -4267,6 +4281,38 @@ class _StepsGen:
                                       "        raise", ""]))
         return name
 
+
+    def log_line(self, ind: str, kind: str, text: str, player: str, otherwise: str, lines: list[str]) -> None:
+        """``Machine.log`` of `text` by `player` for everyone, in place, for a line that needs
+        none of its checks (the game's log short, no `simultaneously` running, a line not too
+        long): the same charge and the same line; `otherwise` (its call) does the rest."""
+        lines.append(f"{ind}_g = m.s")
+        lines.append(f"{ind}if m.branch is None and not _g.branches and len({text}) <= {MAX_LOG_LINE} "
+                     f"and len(_g.log) < {_LOG_CHECKED}:")
+        lines.append(f"{ind}    b.used += len({text})")
+        lines.append(f"{ind}    if b.used > b.limit:")
+        lines.append(f"{ind}        b.charge(0)")
+        lines.append(f"{ind}    _g.log.append([{self.name(kind)}, {player}, {text}])")
+        lines.append(f"{ind}else:")
+        lines.append(f"{ind}    {otherwise}")
+
+    def turn_start(self, op: Any, ind: str, lines: list[str]) -> None:
+        """A turn's start (``compiler.turn_stmt``'s `begin`) that raises no event a trigger
+        answers, its player a local, in place: what `begin` does when no `once` marks and no
+        lasting modifiers are held, the player a seat; anything else is `begin`'s (called)."""
+        local, saved = op.turn
+        miss = self.name(_MISS)
+        lines.append(f"{ind}_x = L.get({self.name(local)}, {miss})")
+        lines.append(f"{ind}_g = m.s")
+        lines.append(f"{ind}_tl = m.game.turn_lines")
+        lines.append(f"{ind}if type(_x) is not int or not 0 <= _x < len(_tl) or _g.once or _g.lasting:")
+        lines.append(f"{ind}    {self.name(op)}(m, fr)")
+        lines.append(f"{ind}else:")
+        lines.append(f"{ind}    L[{self.name(saved)}] = _x")
+        lines.append(f"{ind}    _g.active = _x")
+        lines.append(f"{ind}    _g.turn += 1")
+        lines.append(f"{ind}    _t = _tl[_x]")
+        self.log_line(ind + "    ", "turn", "_t", "_x", f"m.log({self.name('turn')}, _x, _t)", lines)
 
     def pick(self, op: Any, pc: int, ind: str, lines: list[str]) -> None:
         """A choice of items: its generated function (``CodeGen.pick``) parks it, or, should
@@ -4357,7 +4403,7 @@ def quiet_effects(code: list, triggers: dict) -> list:
         if (shape is not None and shape[0] == "effect" and len(shape) > 1 and type(op) is types.FunctionType
                 and not any(triggers.get(event) for event in shape[1])):
             same = types.FunctionType(op.__code__, op.__globals__, op.__name__, op.__defaults__, op.__closure__)
-            same.pos = getattr(op, "pos", None)  # type: ignore[attr-defined]
+            same.__dict__.update(op.__dict__)  # (its position, and what a run may do in its place)
             same.shape = ("advance",)  # type: ignore[attr-defined]
             same.changes = op.changes  # type: ignore[attr-defined]
             op = same

@@ -1486,6 +1486,8 @@ class _Compiler:
             if m.game.triggers.get("turn_start"):
                 m.emit("turn_start", [p], pos)
         ops.append(_wrap(begin, pos, ("effect", ("turn_start",))))
+        if local is not None:  # (a run may do its common way in place: codegen `_StepsGen.turn_start`)
+            begin.turn = (local, saved)  # type: ignore[attr-defined]
         self.block(s.body, ops)
 
         def end(m, fr):
@@ -1496,6 +1498,7 @@ class _Compiler:
             if m.game.triggers.get("turn_end"):
                 m.emit("turn_end", [p], pos)
         ops.append(_wrap(end, pos, ("effect", ("turn_end",))))
+        end.turn_over = saved  # type: ignore[attr-defined] - (as `begin.turn`)
 
     def round_stmt(self, s: n.Round, ops: list) -> None:
         pos = s.pos
