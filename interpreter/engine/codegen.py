@@ -51,6 +51,7 @@ from .budget import (
 )
 from .cache import cache_dir, compile_cached, load_generated, store_generated
 from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS
+from .state import Pending
 
 if TYPE_CHECKING:
     from .compiler import _Compiler
@@ -890,6 +891,7 @@ class CodeGen:
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.ns["_FAULTS"] = (RuleRuntimeError, *RULE_FAULTS)
         self.ns["_PICK_FAULTS"] = (_Unusual, RuleRuntimeError, *RULE_FAULTS)
+        self.ns.update(_new=object.__new__, _Pending=Pending)  # (a decision parked by `pick`)
         self.ns["_MISS"] = _MISS
         self.ns["_pure"] = {}  # the kept results of pure defines (see MAX_PURE_KEPT)
         self.known_pure: dict[int, bool] = {}
@@ -1238,7 +1240,20 @@ class CodeGen:
                   "        if had is not _MISS:",
                   f"            L[{var}] = had",
                   "        return False",
-                  f"    m.wait(_p, _q, {self.const('pick')}, _t, _lb)",
+                  # (``Machine.wait``, written out: the Pending made field by field, every field
+                  # of the class, for a seat outside a `simultaneously` step)
+                  "    _g = m.s",
+                  "    if m.branch is not None or type(_p) is not int or not 0 <= _p < _g.num_players:",
+                  f"        m.wait(_p, _q, {self.const('pick')}, _t, _lb)",
+                  "        return True",
+                  "    _pe = _new(_Pending)",
+                  "    _pe.player = _p",
+                  "    _pe.prompt = _q",
+                  f"    _pe.kind = {self.const('pick')}",
+                  "    _pe.values = _t",
+                  "    _pe.labels = _lb",
+                  "    _pe.serial = _g.decisions = _g.decisions + 1",
+                  "    _g.pending = _pe",
                   "    return True"]
         parts = [x for x in (s.source, s.cond, s.label, s.prompt, s.by) if x is not None]
         chance = ["    if m.s.unordered:", "        return False"] if any(self.reads_zones(x) for x in parts) else []
