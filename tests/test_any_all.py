@@ -150,6 +150,9 @@ define marked(p: player) = any(x != mark(p) for x in board)
 define any_any(p: player) = any(any(board[i] == mark(p) for i in line) for line in lines)
 define all_all(p: player) = all(all(board[i] != 9 - mark(p) for i in line) for line in lines)
 define all_any = all(any(board[i] == 0 for i in line) for line in lines)
+define full_board = all(x != 0 for x in board)
+define zero_left = any(0 == x for x in xs)
+define has_n(n: int) = any(x == n for x in board)
 flow:
     for p in players:
         turn p:
@@ -157,7 +160,7 @@ flow:
             set board[i] = mark(p)
             set board[(i + 4) % 9] = mark(p)
             set result = [has_line(p), some_line(p), wide(i), every(i - 3), line_of(p), marked(p), any_any(p),
-                all_all(p), all_any, risky(0 - i)]
+                all_all(p), all_any, risky(0 - i), full_board, zero_left, has_n(i)]
             if i == 8:
                 set result = [risky(9)]
 score p:
@@ -186,6 +189,9 @@ def test_a_define_that_is_one_any_or_all_pays_and_fails_as_the_reference_at_any_
     # ...and, the lines being few and short, written out item by item (`_lines_written_out`),
     # but for all_all, whose item works out a number (a call of check_int when it is large)
     assert source.count("while True:  # (one pass") == 4
+    # ...and any() of `x == c`, all() of `x != c` over a var's list by the list's own search
+    # (`CodeGen.item_found`): full_board, zero_left (has_n compares with a name: its loop)
+    assert source.count(".index(0) + 1") == 2
     full = []
     for game in games:
         state = game.new_game(players=2, seed=1)

@@ -2514,6 +2514,18 @@ class CodeGen:
                     f"{ind}if not {items}:",
                     f"{ind}    {items} = ()"]
             src, paid = items, f"len({items}) + "
+            found = self.item_found(g, stop_at)
+            if found is not None:  # (the loop by the list's own search: the same items looked at)
+                out += [f"{ind}if {found} in {items}:",
+                        f"{ind}    {count} = {items}.index({found}) + 1",
+                        f"{ind}    {truth} = {stop_at}",
+                        f"{ind}else:",
+                        f"{ind}    {count} = len({items})",
+                        f"{ind}    {truth} = {not stop_at}",
+                        f"{ind}b.used += {paid}{count} * 2",
+                        f"{ind}if b.used > b.limit:",
+                        f"{ind}    m.charge(0)"]
+                return truth
         out.append(f"{ind}{count} = 0")
         out.append(f"{ind}{truth} = {not stop_at}")
         out.append(f"{ind}for {v} in {src}:")
@@ -2551,6 +2563,23 @@ class CodeGen:
         if per_item != 2:  # (the calls' part with the body's tally, where `_counted_held` takes its first back)
             out.append(f"{ind}_u += {count} * {per_item - 2}")
         return truth
+
+    def item_found(self, g: n.Gen, stop_at: bool) -> str | None:
+        """The number `c` when an any()/all() over a list decides at its first item equal to `c`
+        (`any(x == c for x in xs)`, `all(x != c for x in xs)`, `c` a whole number written in the
+        rules): the items looked at are then those up to that item, or all of them, and the
+        list's own search (`c in xs`, `xs.index(c)`) finds them as the loop would (`==` and `!=`
+        of the values a list holds are each other's opposites). None for any other."""
+        e = g.elem
+        if (g.cond is not None or not isinstance(e, n.Compare) or (e.op, stop_at) not in (("==", True), ("!=", False))
+                or not self.type_of(g.source).startswith("list:")):
+            return None
+        for item, other in ((e.left, e.right), (e.right, e.left)):
+            if (isinstance(item, n.Name) and item.id == g.var
+                    and self.p.resolved.get(id(item), ("local",))[0] == "local"
+                    and isinstance(other, n.Lit) and type(other.value) is int):
+                return repr(other.value)
+        return None
 
     def loops_over_lists(self, g: n.Gen, stop_at: bool, src: str, constant: list, v: str, scope: dict,
                          out: list[str], ind: str) -> str | None:
@@ -4166,7 +4195,7 @@ class _StepsGen:
             op = code[pc]
             shape = getattr(op, "shape", None)
             if shape is None and _pick_in_run(op):
-                shape = ("pick",)
+                shape = ("menu",) if getattr(op, "fixed", None) is not None else ("pick",)
             if shape is None or (path and (state["ops"] >= _RUN_OPS or depth >= _RUN_DEPTH)):
                 leaf(pc, ind)
                 return
@@ -4181,6 +4210,10 @@ class _StepsGen:
             if kind == "pick":  # a choice of items: it parks (or, on anything unusual, the op does it)
                 self.pick(op, pc, ind, lines)
                 work.append(pc + 1)  # where its answer goes on
+                return
+            if kind == "menu":  # a menu of fixed options: it parks
+                self.menu(op, pc, ind, lines)
+                work.extend(op.starts)  # where its answers go on
                 return
             changes = op.changes  # (compiler._changes_state): the define memo forgotten after it
             if kind == "pass":
@@ -4329,6 +4362,22 @@ class _StepsGen:
         lines.append(f"{ind}    _t = _tl[_x]")
         self.log_line(ind + "    ", "turn", "_t", "_x", f"m.log({self.name('turn')}, _x, _t)", lines)
 
+    def menu(self, op: Any, pc: int, ind: str, lines: list[str]) -> None:
+        """A menu whose options are always open and whose labels and prompt are plain texts
+        (``compiler._MenuOp.fixed``): what its op does, in place (the same actions every time,
+        each decision with copies of the lists), its chooser read in place when a local."""
+        prompt, values, labels = (self.name(x) for x in op.fixed)
+        lines.append(f"{ind}fr.pc = {pc}")
+        if op.chooser_local is not None:
+            miss = self.name(_MISS)
+            lines.append(f"{ind}_x = L.get({self.name(op.chooser_local)}, {miss})")
+            lines.append(f"{ind}if _x is {miss}:")
+            lines.append(f"{ind}    _x = {self.name(op.chooser)}(m, L)")
+        else:
+            lines.append(f"{ind}_x = {self.name(op.chooser)}(m, L)")
+        lines.append(f"{ind}m.wait(_x, {prompt}, {self.name('menu')}, {values}[:], {labels}[:])")
+        lines.append(f"{ind}return")
+
     def pick(self, op: Any, pc: int, ind: str, lines: list[str]) -> None:
         """A choice of items: its generated function (``CodeGen.pick``) parks it, or, should
         anything be unusual, the op does it its own way (as the loop would have called it)."""
@@ -4343,8 +4392,11 @@ _TAIL_OPS = 4  # the most ops before its jump of code generated again on each wa
 
 
 def _pick_in_run(op: Any) -> bool:
-    """Whether the op is a choice of items written out by ``CodeGen.pick`` (a run calls it)."""
-    return getattr(op, "written", None) is not None
+    """Whether the op is a choice a run makes: a choice of items written out by ``CodeGen.pick``
+    (a run calls it), or a menu of fixed options (``_StepsGen.menu``)."""
+    from .compiler import _MenuOp, _PickOp  # (the compiler imports this module)
+
+    return (op.__class__ is _PickOp and op.written is not None) or (op.__class__ is _MenuOp and op.fixed is not None)
 
 
 def _short_tail(code: list, pc: int) -> bool:
