@@ -35,7 +35,9 @@ _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "m
         "_l", "get",  # (a local read in place: `_l if (_l := L.get(_s3, _s4)) is not _s4 else ...`)
         # a log line and a turn's start and end in place (`_StepsGen.log_line`, `turn_start`)
         "_g", "_x", "_tl", "branches", "append", "type", "int", "game", "turn_lines", "once", "lasting",
-        "turn"}
+        "turn",
+        # `set xs[i] = v` of a var in place (`_StepsGen.var_item`)
+        "_c", "_v", "_j", "vars", "dict", "set_var", "journal"}
 _INDEXED = re.compile(r"_(s|run)\d+")
 
 

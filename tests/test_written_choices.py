@@ -190,3 +190,34 @@ def _play_seeded(game, choices: list[int], seed: int, limit: int | None = None):
         assert state.s == before.s
         return str(err), paid.used, None
     return None, paid.used, state.s
+
+
+ROW = '''game "Row"
+players 2 to 2
+var row: list of int = [0, 0, 0]
+flow:
+    repeat 2:
+        for p in players:
+            turn p:
+                choose i in range(0, 3) by p label "square {i}"
+                set row[i] = row[i - 1] + i + 1
+score p:
+    line: 0
+'''
+
+
+@pytest.mark.parametrize("square", range(4))
+def test_an_item_of_a_var_set_in_place_pays_and_fails_as_the_reference(tmp_path, square):
+    """`set row[i] = ...` done by the run in place (codegen `_StepsGen.var_item`): the same list,
+    paid for the same, noted for an undo (a failing action is put back); a square past the row
+    is the op's, which reports it at the rule, as the reference does, at every budget."""
+    (tmp_path / "game.rules").write_text(ROW)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    choices = [1, square]
+    full = [_play_seeded(game, choices, 0) for game in games]
+    assert full[0] == full[1]
+    assert (full[0][0] is not None) == (square == 3)
+    if square == 3:
+        assert "index 3 is outside a list of 3" in full[0][0]
+    for limit in range(0, full[0][1]):
+        assert _play_seeded(games[0], choices, 0, limit) == _play_seeded(games[1], choices, 0, limit), limit

@@ -4241,6 +4241,10 @@ class _StepsGen:
                               f"m.log({self.name('log')}, m.branch.player if m.branch is not None "
                               f"else m.s.active, _t, None)", lines)
                 walk(pc + 1, ind, path, depth)
+            elif kind == "advance" and getattr(op, "var_item", None) is not None:  # `set board[i] = v`
+                self.var_item(op, ind, lines)
+                forget(ind, changes)
+                walk(pc + 1, ind, path, depth)
             elif kind == "advance" and getattr(op, "turn", None) is not None:  # a turn's start (no trigger)
                 self.turn_start(op, ind, lines)
                 forget(ind, changes)
@@ -4343,6 +4347,33 @@ class _StepsGen:
         lines.append(f"{ind}    _g.log.append([{self.name(kind)}, {player}, {text}])")
         lines.append(f"{ind}else:")
         lines.append(f"{ind}    {otherwise}")
+
+    def var_item(self, op: Any, ind: str, lines: list[str]) -> None:
+        """`set xs[i] = v` of a var whose type says it holds no lists (``compiler.set_var_item``),
+        `i` a local, in place: for a list, `i` a whole number inside it, outside `simultaneously`,
+        what the op does (the new list paid for by its length, noted in the journal, stored);
+        anything else is the op's (called, before anything is worked out)."""
+        name, local, where = (self.name(op.var_item[k]) for k in (0, 1, 3))
+        miss = self.name(_MISS)
+        lines.append(f"{ind}_c = m.s.vars[{name}]")
+        lines.append(f"{ind}_x = L.get({local}, {miss})")
+        lines.append(f"{ind}if type(_c) is not list or type(_x) is not int or not 0 <= _x < len(_c) "
+                     f"or m.branch is not None or len(_c) > {MAX_ITEMS}:")
+        lines.append(f"{ind}    {self.name(op)}(m, fr)")
+        lines.append(f"{ind}else:")
+        lines.append(f"{ind}    _t = _c[:]")
+        lines.append(f"{ind}    _t[_x] = _v = {self.value(op.var_item[2])}")
+        lines.append(f"{ind}    if type(_v) is list or type(_v) is dict:  # (a value of another type than the var's)")
+        lines.append(f"{ind}        {self.name(charge_value)}(m, _t, {where})")
+        lines.append(f"{ind}        m.set_var({name}, _t)")
+        lines.append(f"{ind}    else:")
+        lines.append(f"{ind}        b.used += len(_t)")
+        lines.append(f"{ind}        if b.used > b.limit:")
+        lines.append(f"{ind}            b.charge(0, {where})")
+        lines.append(f"{ind}        _j = m.journal")
+        lines.append(f"{ind}        if _j is not None and {name} not in _j.vars:")
+        lines.append(f"{ind}            _j.vars[{name}] = _c")
+        lines.append(f"{ind}        m.s.vars[{name}] = _t")
 
     def turn_start(self, op: Any, ind: str, lines: list[str]) -> None:
         """A turn's start (``compiler.turn_stmt``'s `begin`) that raises no event a trigger

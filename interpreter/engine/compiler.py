@@ -1114,6 +1114,8 @@ class _Compiler:
             m.set_var(name, new)
             fr.pc += 1
         set_var_item.shape = ("advance",)  # type: ignore[attr-defined]
+        if local is not None and flat:  # (a run may do its common way in place: codegen `_StepsGen.var_item`)
+            set_var_item.var_item = (name, local, value, pos)  # type: ignore[attr-defined]
         return set_var_item
 
     def add_to_var(self, t, op: str, value: Fn, where):

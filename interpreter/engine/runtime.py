@@ -200,8 +200,10 @@ class Machine:
                         op(self, frame)
                         if op.changes and self.memo:
                             self.memo = {}
+                    if waits.pending is not None:  # a decision waits (most times): nothing more to run
+                        return
                     # `(not s.branches) is in_branch`: a `simultaneously` started (or, in a branch, ended)
-                    if waits.pending is not None or s.over or len(stack) != depth or (not s.branches) is in_branch:
+                    if s.over or len(stack) != depth or (not s.branches) is in_branch:
                         break
             except RuleRuntimeError as err:
                 pos = getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)
