@@ -348,23 +348,11 @@ def _paid(m, x):
 
 def _paid_lists(m, x):
     """`_paid(m, x)` of a value whose type says it is a list of flat lists or bags (a built-in's
-    result): for a list of such, what `_size` comes to, their lengths summed in one go (as
-    `_charged_lists` does); anything else as `_paid` pays it."""
+    result): for a list of such, what `_size` comes to, their lengths summed in one go
+    (`_charged_lists`); anything else as `_paid` pays it."""
     if x.__class__ is not list:
         return _paid(m, x)
-    if not x:
-        return x
-    if _CONTAINERS.issuperset(map(type, x)):
-        n = len(x) + sum(map(len, x))
-        if n > MAX_ITEMS:
-            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items (nested items counted)")
-    else:
-        n = _size(x)
-    b = m.budget
-    b.used += n
-    if b.used > b.limit:
-        m.charge(0)
-    return x
+    return _charged_lists(m, x)  # (paid once: its `times` is 1)
 
 
 def _paid_flat(m, x):
