@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from budget_helpers import outcomes_at_budgets
 
 import interpreter
 from interpreter.tools.simulate import next_player
@@ -628,22 +629,11 @@ def test_a_call_made_again_looks_up_the_memo_in_place_and_pays_as_the_reference(
     assert len(re.findall(r"is not _MISS and \(_u := _u \+ 5\) else _d\d+\(m, a0, _k\d+\)\)", source)) == 5
     for seed in range(8):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
-    from interpreter.engine.budget import Budget
 
     outcomes = []
     for game in games:
         state = game.new_game(players=2, seed=1)
         state.apply(next(a for a in state.legal_actions(0) if a.value == "red"))
-        outcome = []
-        for limit in (None, *range(0, 400, 3)):
-            trial = state.clone()
-            paid = Budget(limit) if limit is not None else Budget()
-            try:
-                trial.apply(next(a for a in trial.legal_actions(1) if a.value == "green"), paid)
-                outcome.append((None, paid.used, trial.s.vars["score#1"]))
-            except RuleRuntimeError as err:
-                assert trial.s == state.s  # a failing action leaves the state as it was
-                outcome.append((str(err), paid.used, None))
-        outcomes.append(outcome)
+        outcomes.append(outcomes_at_budgets(state, "green", (None, *range(0, 400, 3)), "score#1", player=1))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None

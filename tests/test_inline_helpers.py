@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from budget_helpers import outcomes_at_budgets
 
 import interpreter
 from interpreter.engine.budget import Budget
@@ -183,20 +184,7 @@ def test_a_comprehension_over_a_constant_list_written_out_pays_and_fails_as_the_
             state.apply(next(a for a in state.legal_actions(player) if a.value == value))
     costs = set()
     for value in (0, 1, 4, 5):
-        outcomes = []
-        for state in states:
-            outcome = []
-            for limit in (None, *range(0, 2000, 7)):
-                trial = state.clone()
-                paid = Budget(limit) if limit is not None else Budget()
-                player = trial.decision.players[0]
-                try:
-                    trial.apply(next(a for a in trial.legal_actions(player) if a.value == value), paid)
-                    outcome.append((None, paid.used, trial.s.vars["result"]))
-                except RuleRuntimeError as err:
-                    assert trial.s == state.s  # a failing action leaves the state as it was
-                    outcome.append((str(err), paid.used, None))
-            outcomes.append(outcome)
+        outcomes = [outcomes_at_budgets(state, value, (None, *range(0, 2000, 7)), "result") for state in states]
         assert outcomes[0] == outcomes[1], value
         costs.add(outcomes[0][0][:2])
     assert {error is None for error, _ in costs} == {True, False}  # square 1 divides by zero
@@ -330,17 +318,7 @@ def test_a_count_of_the_lists_holding_an_item_pays_and_fails_as_the_reference(tm
         outcomes = []
         for game in games:
             state = game.new_game(players=2, seed=3)
-            outcome = []
-            for limit in (None, *range(0, 400, 3)):
-                trial = state.clone()
-                paid = Budget(limit) if limit is not None else Budget()
-                try:
-                    trial.apply(next(a for a in trial.legal_actions(0) if a.value == value), paid)
-                    outcome.append((None, paid.used, trial.s.vars["total#0"]))
-                except RuleRuntimeError as err:
-                    assert trial.s == state.s  # a failing action leaves the state as it was
-                    outcome.append((str(err), paid.used, None))
-            outcomes.append(outcome)
+            outcomes.append(outcomes_at_budgets(state, value, (None, *range(0, 400, 3)), "total#0", player=0))
         assert outcomes[0] == outcomes[1], value
         assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it
 
@@ -377,16 +355,6 @@ def test_a_sum_of_a_list_written_out_pays_in_the_tally_and_fails_out_of_bounds_a
         outcomes = []
         for game in games:
             state = game.new_game(players=2, seed=3)
-            outcome = []
-            for limit in (None, *range(0, 120)):
-                trial = state.clone()
-                paid = Budget(limit) if limit is not None else Budget()
-                try:
-                    trial.apply(next(a for a in trial.legal_actions(0) if a.value == value), paid)
-                    outcome.append((None, paid.used, trial.s.vars["total#0"]))
-                except RuleRuntimeError as err:
-                    assert trial.s == state.s  # a failing action leaves the state as it was
-                    outcome.append((str(err), paid.used, None))
-            outcomes.append(outcome)
+            outcomes.append(outcomes_at_budgets(state, value, (None, *range(0, 120)), "total#0", player=0))
         assert outcomes[0] == outcomes[1], value
         assert (outcomes[0][0][0] is None) == (value != 20000000000000000)  # 1.5 * 10^18 in all, 0.7 * 10^18 less 40 n
