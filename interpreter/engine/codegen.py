@@ -99,7 +99,7 @@ class _Missing:
 
 
 _MISS = _Missing()
-_LIST_OR_MAP = (list, dict)
+_LIST_OR_MAP = (list, dict)  # (isinstance of a constant pair: no tuple built per call of the helpers below)
 
 
 class _Lazy:
@@ -115,7 +115,7 @@ class _Lazy:
     def __getattr__(self, name: str):  # (match, search, sub: the compiled expression's own)
         if self.compiled is None:
             self.compiled = re.compile(*self.args)
-        return getattr(self.compiled, name)  # (isinstance of a constant pair: no tuple built per call of the helpers below)
+        return getattr(self.compiled, name)
 
 
 # The helpers below pay with the budget written out in place (``Machine.charge`` does the same
