@@ -128,7 +128,11 @@ class GameState:
         # call for them all: 4 % less for games of 30 zones, and 7 % more for a game of 3)
         zones = self.zones
         if len(zones) > _FEW_ZONES:
-            zones = dict(zip(zones, map(_list_copy, zones.values()), strict=False))  # (same length)
+            # (a copy of the dict, its values then replaced in C: a dict made from the pairs would
+            # grow, and be rebuilt, several times on the way)
+            copied = zones.copy()
+            copied.update(zip(zones, map(_list_copy, zones.values()), strict=False))  # (same length)
+            zones = copied
         else:
             zones = {}
             for key, cards in self.zones.items():
