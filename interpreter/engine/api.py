@@ -17,6 +17,7 @@ import hashlib
 import json
 from _thread import RLock  # what threading.RLock() makes, without that wrapper's call (one per State)
 from fractions import Fraction
+from sys import getrefcount as _refcount
 from typing import Any
 
 import attrs
@@ -915,7 +916,7 @@ class State:
     to this class must be wrapped in ``_locked`` too. Different states never share a lock.
     """
 
-    __slots__ = ("game", "_s", "_lock", "_kept", "_budget", "_lineage")
+    __slots__ = ("game", "_s", "_lock", "_kept", "_budget", "_lineage", "_shared_history")
 
     def __init__(self, game: Game, s: GameState):
         self.game = game
@@ -928,13 +929,33 @@ class State:
         # stack can be put back by playing those again, and needs no Undo (see _carry_out).
         # Only new_game, clone and successful actions keep it; every other change drops it.
         self._lineage: GameState | None = None
+        # Set by clone() on both states: their GameStates may still share the log and the list of
+        # actions, which only grow. Whatever changes this state first gives it its own (_own_history).
+        self._shared_history = False
 
     @property
     def s(self) -> GameState:
         """The state's data. Whoever takes it from outside may change it past these methods:
         from then on a failing action is put back by its undo journal (see _carry_out)."""
         self._lineage = None
+        if self._shared_history:
+            self._own_history()
         return self._s
+
+    def _own_history(self) -> None:
+        """Give this state its own log and list of actions if another state still shares them.
+
+        clone() leaves them shared: they are most of a late state's items, and a copy made to look
+        ahead is often dropped unchanged. Whatever changes a state calls this first (apply,
+        apply_index, the `s` property, _machine, run_procedure); one that finds the other state
+        gone (the list's only other holder: a reference count of 2 with the call's own) keeps
+        the list."""
+        s = self._s
+        if _refcount(s.log) > 2:
+            s.log = s.log[:]
+        if _refcount(s.actions) > 2:
+            s.actions = s.actions[:]
+        self._shared_history = False
 
     @s.setter
     def s(self, value: GameState) -> None:
@@ -1033,6 +1054,8 @@ class State:
 
         The work it takes is paid from ``budget`` if given (an agent's look-ahead shares one),
         else from a fresh budget of MAX_STEPS_PER_ACTION steps."""
+        if self._shared_history:
+            self._own_history()
         g = self.game.compiled
         if self._s.chance_at is not None:
             self._apply_chance(action)
@@ -1135,6 +1158,8 @@ class State:
         lock = self._lock  # (`with self._lock:`, written out as in `_locked`)
         lock.acquire()
         try:  # what `_locked` does, without its call: the hot path of playouts
+            if self._shared_history:
+                self._own_history()
             s = self._s
             p = s.pending
             if (p is not None and not s.branches and not s.over and s.chance_at is None
@@ -1452,6 +1477,8 @@ class State:
         return self._s.over
 
     def _machine(self, budget: Budget | None = None) -> Machine:
+        if self._shared_history:  # (its users may change the state: place, set_var, set_tokens)
+            self._own_history()
         return Machine(self.game.compiled, self._s, budget)
 
     @_locked
@@ -1557,7 +1584,8 @@ class State:
             if budget is not None:
                 s = self._s
                 budget.charge(1 + len(s.where) + len(s.vars) + len(s.tokens) + len(s.log) + len(s.actions))
-            copy = State(self.game, self._s.copy())
+            copy = State(self.game, self._s.copy(share_history=True))
+            copy._shared_history = self._shared_history = True
             if self._lineage is self._s:
                 copy._lineage = copy._s
             return copy
@@ -1696,6 +1724,8 @@ class State:
         params = self.game.compiled.proc_params[name]
         if len(params) != len(args):
             raise TypeError(f"{name} takes {len(params)} argument(s)")
+        if self._shared_history:
+            self._own_history()
         s = self._s
         self._lineage = None  # no longer its seed's game and its actions
         s.over = False

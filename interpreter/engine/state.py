@@ -117,11 +117,13 @@ class GameState:
     chance_at: list | None = None
     tape: list = attrs.Factory(list)
 
-    def copy(self) -> GameState:
+    def copy(self, share_history: bool = False) -> GameState:
         """An independent copy (hand-written: it is the hot path of search and validation).
 
         Containers of the state are copied; the values in vars are shared, since nothing changes
-        them in place (a `set` stores a new list or bag: ``Machine.set_var``)."""
+        them in place (a `set` stores a new list or bag: ``Machine.set_var``). With
+        ``share_history``, the log and the list of actions are shared too: whoever then changes
+        either state first gives it its own (``State.clone`` and ``State._own_history``)."""
         # (what is usually empty is tested first: even an empty comprehension costs a call; the
         # zones and frames in plain loops, which cost no call at all: a fifth less for a small
         # game, the same for a big one, measured; but many zones' lists are copied in C, by one
@@ -160,8 +162,12 @@ class GameState:
         copy.lasting = [Lasting(m.name, m.player, m.unit, m.remaining) for m in self.lasting] if self.lasting else []
         copy.over = self.over
         copy.decisions = self.decisions
-        copy.log = self.log[:] if self.log else []  # (empty in a new game)
-        copy.actions = self.actions[:] if self.actions else []
+        if share_history:
+            copy.log = self.log
+            copy.actions = self.actions
+        else:
+            copy.log = self.log[:] if self.log else []  # (empty in a new game)
+            copy.actions = self.actions[:] if self.actions else []
         copy.branches = [_copy_branch(b) for b in self.branches] if self.branches else []
         copy.cells = {k: v[:] for k, v in self.cells.items()} if self.cells else {}
         copy.known = self.known.copy()
