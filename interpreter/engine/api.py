@@ -947,9 +947,9 @@ class State:
 
         clone() leaves them shared: they are most of a late state's items, and a copy made to look
         ahead is often dropped unchanged. Whatever changes a state calls this first (apply,
-        apply_index, the `s` property, _machine, run_procedure); one that finds the other state
-        gone (the list's only other holder: a reference count of 2 with the call's own) keeps
-        the list."""
+        apply_index, _carry_out, the `s` property, _machine, run_procedure); one that finds the
+        other state gone (the list's only other holder: a reference count of 2 with the call's
+        own) keeps the list."""
         s = self._s
         if _refcount(s.log) > 2:
             s.log = s.log[:]
@@ -1278,6 +1278,8 @@ class State:
         player still deciding, as playouts do). An action out of that order takes its Undo,
         and the state then no longer vouches for its lineage (played again in the merged order,
         its game could differ: the parts share the supply's tokens)."""
+        if self._shared_history:
+            self._own_history()
         s = self._s
         g = self.game.compiled
         if (not undo_wanted and budget is None and self._lineage is s
