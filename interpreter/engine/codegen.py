@@ -919,6 +919,9 @@ class CodeGen:
         self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
         self.in_loop = 0  # generating the condition or item of a comprehension
         self.in_place_depth = 0  # defines' bodies being written in place of their calls (`in_place`)
+        # nodes of a define's body worked out by statements before it (`spine`): (node, scope) ids -> name
+        self.stmt_values: dict[tuple[int, int], str] = {}
+        self.stmt_scopes: list[dict] = []  # (the scopes those ids are of, kept alive while they are used)
         self.hoists: dict[str, str] | None = None  # reads looked up before a define's body
         self.hoist_lines: list[str] = []
         # The calls of defines made so far in the define's body being generated, by their define
@@ -1448,6 +1451,10 @@ class CodeGen:
         return isinstance(e, n.Attr) and self.p.resolved.get(id(e), ("",))[0] == "pzone"
 
     def expr(self, e, scope: dict) -> str:  # noqa: C901 - one dispatch over expression kinds
+        if self.stmt_values:
+            worked = self.stmt_values.get((id(e), id(scope)))
+            if worked is not None:
+                return worked
         if self.by_reference(e):
             return self.reference(e, scope)
         if isinstance(e, n.Lit):
@@ -3063,7 +3070,7 @@ class CodeGen:
         if keep and reads is None:  # it read more after all (a define not written in place): as usual
             body, lines, reads, loops = self.define_body(name, scope, False)
 
-        tally = "_u :=" in body or any("_u :=" in line for line in lines + loops)
+        tally = "_u :=" in body or any("_u :=" in line or "_u += " in line for line in lines + loops)
 
         def work(indent: str, target: str, reads_first: bool = True, call_paid: bool = True) -> str:
             """The lines that work out the body into `target`: its hoisted reads first and, when
@@ -3383,8 +3390,10 @@ class CodeGen:
         d = self.p.defines[name]
         # A define's body is a function of its own: what holds inside the expression that first
         # called it (a loop, a comprehension's iterable) does not hold inside the body.
-        outer = self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping, self.calls_made
+        outer = (self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping, self.calls_made,
+                 self.stmt_values, self.stmt_scopes)
         self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.calls_made = {}, [], 0, 0, set()
+        self.stmt_values, self.stmt_scopes = {}, []
         self.keeping = {"ok": True, "reads": [], "cards": set(), "sized": set(),
                         "scalar": _zone_free_result(d.value, self.type_of(d.value))} if keep else None
         self.roots.append((name, d.value))
@@ -3392,11 +3401,13 @@ class CodeGen:
         try:
             body = self.truth_loops(d.value, scope, loops, "")
             if body is None:
+                self.spine(d.value, scope, loops, "")
                 body = self.expr(d.value, scope)
             lines = self.hoist_lines
             keeping = self.keeping
         finally:
-            self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping, self.calls_made = outer
+            (self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping, self.calls_made,
+             self.stmt_values, self.stmt_scopes) = outer
             self.roots.pop()
         lines = _used_lines(lines, [body, *loops], keeping["reads"] if keeping is not None else [])
         # (a safety net under the walk: no other read of the state, no call, in what is kept)
@@ -3404,6 +3415,221 @@ class CodeGen:
             return body, lines, None, loops
         # (a zone's read is checked by the cards it holds: `==`, and kept as a copy)
         return body, lines, [(h, h in keeping["cards"], h in keeping["sized"]) for h in keeping["reads"]], loops
+
+    # ---- define bodies as statements (`spine`)
+    # A define's body is one Python expression; where it makes a joined list for min() or max()
+    # (`max([a] + [xs[j] for j in range(s, e)])`), that expression builds tuples to sequence its
+    # steps, ranges, the joined list and its tally's `:=`s. Worked out as statements before the
+    # body instead (into the lines `define_body` puts before it), each such part is done once
+    # into a name the body reads: the same work, in the same order, paying the same units into
+    # the same tally. Only parts the body always works out (the body itself, operands, a define's
+    # arguments, a test) or, behind an `and`/`or`, in an `if` of their own, as the expression would.
+
+    def stmt_worth(self, e, depth: int = 0) -> bool:
+        """Whether `spine` finds something in `e` to work out as statements (`extreme_joined`)."""
+        if self.by_reference(e):
+            return False
+        if isinstance(e, n.Call):
+            if self.extreme_joined(e) is not None:
+                return True
+            cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            if cat != "define":
+                return False
+            if depth < 2 and self.inline_params(name, e) is not None and self.stmt_worth(self.p.defines[name].value, depth + 1):
+                return True
+            return any(self.stmt_worth(a, depth) for a in e.args)
+        if isinstance(e, (n.BoolOp, n.BinOp, n.Compare)):
+            return self.stmt_worth(e.left, depth) or self.stmt_worth(e.right, depth)
+        if isinstance(e, (n.Not, n.Neg)):
+            return self.stmt_worth(e.operand, depth)
+        if isinstance(e, n.Index):
+            return self.stmt_worth(e.obj, depth) or self.stmt_worth(e.index, depth)
+        if isinstance(e, n.Cond):
+            return self.stmt_worth(e.test, depth)
+        return False
+
+    def spine(self, e, scope: dict, out: list[str], ind: str, depth: int = 0) -> None:
+        """The parts of `e` that `stmt_worth` finds, worked out as statements into `out` (indented
+        by `ind`) in the order the expression works them out, each then read by `expr` from its
+        name (`stmt_values`). Everything else stays in the expression, which runs after them."""
+        if not self.tallies() or self.by_reference(e) or not self.stmt_worth(e, depth):
+            return
+        if isinstance(e, n.Call):
+            joined = self.extreme_joined(e)
+            if joined is not None:
+                self.stmt_values[(id(e), id(scope))] = self.extreme_statements(e, joined, scope, out, ind, depth)
+                return
+            cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
+            for a in e.args:  # (a define's arguments, worked out before its call)
+                self.spine(a, scope, out, ind, depth)
+            params = self.inline_params(name, e)
+            body = self.p.defines[name].value
+            if depth < 2 and params is not None and self.stmt_worth(body, depth + 1):
+                # a define written in place (`inlined`) with statements of its own: its call paid
+                # (`inlined`'s `paid_call`), then its body, into a name
+                values = [self.expr(a, scope) for a in e.args]
+                inner = self.bounded_scope(params, values, (e.args, scope))
+                self.stmt_scopes.append(inner)
+                self.roots.append((name, body))
+                try:
+                    out.append(f"{ind}_u += {STEPS_PER_CALL}")
+                    self.spine(body, inner, out, ind, depth + 1)
+                    value = self.expr(body, inner)
+                finally:
+                    self.roots.pop()
+                if not value.isidentifier():
+                    t = self.var()
+                    out.append(f"{ind}{t} = {value}")
+                    value = t
+                self.stmt_values[(id(e), id(scope))] = value
+            return
+        if isinstance(e, n.BoolOp):
+            self.spine(e.left, scope, out, ind, depth)
+            if not self.stmt_worth(e.right, depth):
+                return
+            t = self.var()
+            left = self.expr(e.left, scope) if self.always_bool(e.left) else f"(not not {self.expr(e.left, scope)})"
+            out.append(f"{ind}{t} = {left}")
+            out.append(f"{ind}if {'' if e.op == 'and' else 'not '}{t}:")
+            inner_out: list[str] = []
+            self.spine(e.right, scope, inner_out, ind + "    ", depth)
+            right = self.expr(e.right, scope) if self.always_bool(e.right) else f"(not not {self.expr(e.right, scope)})"
+            out += inner_out
+            out.append(f"{ind}    {t} = {right}")
+            self.stmt_values[(id(e), id(scope))] = t
+            return
+        if isinstance(e, (n.BinOp, n.Compare)):
+            self.spine(e.left, scope, out, ind, depth)
+            self.spine(e.right, scope, out, ind, depth)
+        elif isinstance(e, (n.Not, n.Neg)):
+            self.spine(e.operand, scope, out, ind, depth)
+        elif isinstance(e, n.Index):
+            self.spine(e.obj, scope, out, ind, depth)
+            self.spine(e.index, scope, out, ind, depth)
+        elif isinstance(e, n.Cond):
+            self.spine(e.test, scope, out, ind, depth)
+
+    def inline_params(self, name: str, e: n.Call) -> list | None:
+        """The parameters of define `name` when `inlined` writes its body in place of call `e`
+        whatever its arguments' source (names or numbers: the plain arguments of a call in a
+        define's body); else None."""
+        d = self.p.defines.get(name)
+        if d is None:
+            return None
+        params = list(d.params or ())
+        if len(e.args) != len(params) or not all(
+                isinstance(a, n.Lit) and type(a.value) is int
+                or isinstance(a, n.Name) and self.p.resolved.get(id(a), ("local",))[0] in ("local", "param")
+                for a in e.args):
+            return None
+        once = self.hoists is not None and self.unrepeated(name)
+        if ((self.size_of(d.value) > 60 and not once)
+                or not (once or self.free(d.value) or any(self.param_hashable(prm) is False for prm in params))):
+            return None
+        return params
+
+    def extreme_joined(self, e) -> tuple[list, n.Gen] | None:
+        """For `min(...)` or `max(...)` of a list written out joined with a comprehension over a
+        range, of numbers, (the written-out items, the comprehension); else None."""
+        if not (isinstance(e, n.Call) and len(e.args) == 1 and not e.kwargs
+                and self.p.resolved.get(id(e), ("builtin", e.func)) in (("builtin", "min"), ("builtin", "max"))):
+            return None
+        joined = e.args[0]
+        if not (isinstance(joined, n.BinOp) and joined.op == "+" and isinstance(joined.left, n.ListLit)
+                and joined.left.items and self.type_of(joined) == "list:int"):
+            return None
+        items, g = list(joined.left.items), joined.right
+        if isinstance(g, n.ListLit) and len(g.items) == 1:
+            g = g.items[0]
+        if (not isinstance(g, n.Gen) or g.elem is None or not self.is_range(g.source)
+                or any(isinstance(x, n.Gen) or self.type_of(x) != "int" for x in items)
+                or self.type_of(g.elem) != "int" or self.by_reference(joined) or self.by_reference(g)):
+            return None
+        return items, g
+
+    def extreme_statements(self, e: n.Call, joined: tuple[list, n.Gen], scope: dict, out: list[str], ind: str,
+                           depth: int) -> str:
+        """`extreme_joined`'s min() or max() as statements (see `spine`), paying what `call`'s
+        form pays: each item as it is worked out, the range's 2 units an item, 3 units an item of
+        the joined list (built, joined, given); with the same checks before the loop and after
+        the list when its length is not known to be short. Its name."""
+        items, g = joined
+        pick = e.func if e.func in ("min", "max") else self.p.resolved[id(e)][1]
+        values = []
+        for x in items:
+            self.spine(x, scope, out, ind, depth)
+            v = self.expr(x, scope)
+            if not (v.isidentifier() or _literal_int(v)):
+                t = self.var()
+                out.append(f"{ind}{t} = {v}")
+                v = t
+            values.append(v)
+        short_range = self.short_range(g.source, scope)
+        short = self.short_joined(e.args[0], scope)
+        for a in g.source.args:
+            self.spine(a, scope, out, ind, depth)
+        low, high = (self.expr(a, scope) for a in g.source.args)
+        # (the range's ends as numbers, `{r}s` and `{r}e`; the range itself made only where a
+        # comprehension goes through it: `span_read` reads both as the range's)
+        r = self.var()
+        self.ranges[r] = (low, high)
+        start, stop = f"{r}s", f"{r}e"
+        out.append(f"{ind}{start} = {low}")
+        out.append(f"{ind}{stop} = ({high}) + 1")
+        if not short_range:
+            out.append(f"{ind}if {stop} - {start} > {MAX_ITEMS}:")
+            out.append(f"{ind}    _too_many()")
+        out.append(f"{ind}if {stop} > {start}:")
+        out.append(f"{ind}    _u += 2 * ({stop} - {start})")
+        if not short_range:
+            out.append(f"{ind}    if _u + b.used > b.limit:")
+            out.append(f"{ind}        _over()")
+        v = self.var()
+        self.loop_of[v] = f"_iter_range(m, {low}, {high})"
+        inner = _bound_var({**scope, g.var: v}, g.var, self.items_bound(g.source, scope))
+        self.in_loop += 1
+        try:
+            cond = self.expr(g.cond, inner) if g.cond is not None else None
+            elem = self.expr(g.elem, inner)
+        finally:
+            self.in_loop -= 1
+        listed = self.var()
+        item = _ITEM_OF.match(elem) if cond is None else None
+        kept = _ITEM_OF.match(cond) if cond is not None and self.bool_read(g.cond, g.var) else None
+        if item is not None and item.group(2) == v and item.group(1) != v:
+            xs = item.group(1)  # (a slice of a list, when every position is one of its own)
+            out += [f"{ind}if 0 <= {start} and {stop} <= len({xs}):",
+                    f"{ind}    {listed} = {xs}[{start}:{stop}]",
+                    f"{ind}else:",
+                    f"{ind}    {r} = range({start}, {stop})",
+                    f"{ind}    {listed} = [{elem} for {v} in {r}]"]
+        elif kept is not None and kept.group(2) == v and kept.group(1) != v:
+            flags = kept.group(1)  # (none kept when none of the slice of truths is true)
+            out += [f"{ind}if {stop} > {start} and not (0 <= {start} and {stop} <= len({flags})"
+                    f" and True not in {flags}[{start}:{stop}]):",
+                    f"{ind}    {r} = range({start}, {stop})",
+                    f"{ind}    {listed} = [{elem} for {v} in {r} if {cond}]",
+                    f"{ind}else:",
+                    f"{ind}    {listed} = []"]
+        else:
+            out.append(f"{ind}{r} = range({start}, {stop})")
+            out.append(f"{ind}{listed} = [{elem} for {v} in {r}{f' if {cond}' if cond is not None else ''}]")
+        out.append(f"{ind}_u += 3 * ({len(values)} + len({listed}))")
+        if not short:
+            out.append(f"{ind}if _u + b.used > b.limit or {len(values)} + len({listed}) > {MAX_ITEMS}:")
+            out.append(f"{ind}    _over() if _u + b.used > b.limit else _too_many()")
+        t = self.var()
+        if len(values) == 1:
+            beyond = ">" if pick == "max" else "<"
+            found = self.var()
+            out += [f"{ind}{t} = {values[0]}",
+                    f"{ind}if {listed}:",
+                    f"{ind}    {found} = {pick}({listed})",
+                    f"{ind}    if {found} {beyond} {t}:",
+                    f"{ind}        {t} = {found}"]
+        else:
+            out.append(f"{ind}{t} = {pick}([{', '.join(values)}] + {listed})")
+        return t
 
     def keepable(self, e, params: set, depth: int, scalar: bool) -> bool:
         """Whether the checked tree of a define's body reads no more of the state than its
@@ -3646,7 +3872,7 @@ _WRITTEN_OUT_SOURCE = 8_000
 # (`[i]`, or a range's slice `[r.start:r.stop]`); a bound of a range that a kept entry may slice by
 # (`CodeGen.span_read`)
 _LOOP_OVER = re.compile(r"for (\w+) in (\w+)\b")
-_POSITION_READ = re.compile(r"\[(\w+)(\.start:\1\.stop)?\]")
+_POSITION_READ = re.compile(r"\[(\w+)(\.start:\1\.stop|s:\1e)?\]")
 _BOUND = re.compile(r"a\d+\Z|-?\d+\Z")
 # The longest constant list any()/all() works out every item of (`looked_at`)
 _LOOKED_AT_ITEMS = 12

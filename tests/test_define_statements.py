@@ -1,0 +1,69 @@
+"""min()/max() of a list written out joined with a comprehension over a range, in a define's
+body, worked out as statements before the body's expression (codegen `CodeGen.spine`,
+`extreme_statements`): at the top of the body, as an operand, behind an `and` or an `or` (in an
+`if` of its own), and inside a define written in place of its call (`start_of`, called from
+`below` only). Each pays what the expression form and the reference pay, in the same tally: the
+same units, results and errors (a range too long, a budget running out before or after the loop)
+as the reference evaluator, at every budget short of an action's cost.
+"""
+
+from __future__ import annotations
+
+import interpreter
+from budget_helpers import outcomes_at_budgets
+
+BACKENDS = ("reference", "codegen")
+
+GAME = '''game "Joined"
+players 2 to 2
+var row per player: list of int = [4, -1, 7, -1, 2, 9, -1, 5]
+var wall per player: list of bool = [false, true, false, false, true, false, false, false]
+var reach: int = 3
+var result: list of int = []
+var truths: list of bool = []
+define start_of(p: player, i: int) = max([0] + [j + 1 for j in range(0, i - 1) where p.wall[j]])
+define below(p: player, i: int) = max([-1] + [p.row[j] for j in range(start_of(p, i), i - 1)])
+define above(p: player, i: int) = min([99] + [p.row[j] for j in range(i + 1, 7) where p.row[j] >= 0])
+define gap(p: player, a: int, b: int, n: int) = (not any(p.row[j] == n for j in range(a, b))
+    and min([b + 1] + [j for j in range(a, b) where p.row[j] > n])
+        - max([a - 1] + [j for j in range(a, b) where p.row[j] >= 0 and p.row[j] < n]) >= 2)
+define either(p: player, a: int, n: int) = n < 0 or max([n, 1] + [p.row[j % 8] * 2 for j in range(a, a + reach)]) > 8
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose i in range(0, 7) by p label "square {i}"
+                set truths = [gap(p, 0, 7, i), gap(p, i, 7, 3), either(p, i, i - 2), either(p, 0, 1)]
+                set result = [below(p, i), above(p, i), below(p, 7 - i), -1 if either(p, 9, 0) else 1]
+                set p.row[i] = -1 if i == 6 else i + 2
+                set reach = reach * 40
+                set p.wall[i] = not p.wall[i]
+score p:
+    line: 0
+'''
+
+
+def test_joined_extremes_as_statements_pay_and_fail_as_the_reference(tmp_path):
+    (tmp_path / "game.rules").write_text(GAME)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    source = "\n".join(games[1].compiled.generated.source)
+    for written in ("_u += 3 * (1 + len(", "_u += 3 * (2 + len(", "    _too_many()", "        _over()",
+                    "    if _v", "    if not _v", "    _u += 5\n"):
+        assert written in source, written  # the forms under test are the ones generated
+    from test_backends import play_both
+
+    # (the fourth turn's `either(p, 0, 1)` goes over 192,000 squares: refused, in both)
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(6)) == 6 * 3
+    states = [game.new_game(players=2, seed=1) for game in games]
+    for state in states:
+        for value in (2,):  # (then `reach` is 120: every budget below an action's cost is tried)
+            player = state.decision.players[0]
+            state.apply(next(a for a in state.legal_actions(player) if a.value == value))
+    costs = set()
+    for value in (0, 3, 6):
+        full = outcomes_at_budgets(states[0], value, (None,), "result")[0]
+        limits = (None, *range(0, full[1] + 2))
+        outcomes = [outcomes_at_budgets(state, value, limits, "result") for state in states]
+        assert outcomes[0] == outcomes[1], value
+        costs.add((outcomes[0][0][0], outcomes[0][0][1], tuple(outcomes[0][0][2])))
+    assert all(error is None for error, _, _ in costs) and len(costs) == 3
