@@ -9,8 +9,9 @@ as the reference evaluator, at every budget short of an action's cost.
 
 from __future__ import annotations
 
-import interpreter
 from budget_helpers import outcomes_at_budgets
+
+import interpreter
 
 BACKENDS = ("reference", "codegen")
 
