@@ -4,7 +4,9 @@ body, worked out as statements before the body's expression (codegen `CodeGen.sp
 `if` of its own), and inside a define written in place of its call (`start_of`, called from
 `below` only). Each pays what the expression form and the reference pay, in the same tally: the
 same units, results and errors (a range too long, a budget running out before or after the loop)
-as the reference evaluator, at every budget short of an action's cost.
+as the reference evaluator, at every budget short of an action's cost. So is any() or all() of a
+comprehension over a list that is neither a range nor a constant (`holds`), written as a loop that
+stops at the deciding item (`truth_loops`) rather than a generator handed to a helper.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ players 2 to 2
 var row per player: list of int = [4, -1, 7, -1, 2, 9, -1, 5]
 var wall per player: list of bool = [false, true, false, false, true, false, false, false]
 var reach: int = 3
+var hand per player: list of int = [3, 8, 1]
 var result: list of int = []
 var truths: list of bool = []
 define start_of(p: player, i: int) = max([0] + [j + 1 for j in range(0, i - 1) where p.wall[j]])
@@ -28,6 +31,8 @@ define above(p: player, i: int) = min([99] + [p.row[j] for j in range(i + 1, 7) 
 define gap(p: player, a: int, b: int, n: int) = (not any(p.row[j] == n for j in range(a, b))
     and min([b + 1] + [j for j in range(a, b) where p.row[j] > n])
         - max([a - 1] + [j for j in range(a, b) where p.row[j] >= 0 and p.row[j] < n]) >= 2)
+define holds(p: player, n: int) = ((n > 2 and any(x == n for x in p.hand))
+    or all(x + above(p, 3) > n for x in p.hand where x != 1))
 define either(p: player, a: int, n: int) = n < 0 or max([n, 1] + [p.row[j % 8] * 2 for j in range(a, a + reach)]) > 8
 flow:
     repeat 3:
@@ -36,7 +41,9 @@ flow:
                 choose i in range(0, 7) by p label "square {i}"
                 set truths = [gap(p, 0, 7, i), gap(p, i, 7, 3), either(p, i, i - 2), either(p, 0, 1)]
                 set result = [below(p, i), above(p, i), below(p, 7 - i), -1 if either(p, 9, 0) else 1]
+                set truths = truths + [holds(p, i), holds(p, 8 - i), not holds(p, i + 4) and holds(p, 5)]
                 set p.row[i] = -1 if i == 6 else i + 2
+                set p.hand = p.hand + [i + 1]
                 set reach = reach * 40
                 set p.wall[i] = not p.wall[i]
 score p:
@@ -49,7 +56,8 @@ def test_joined_extremes_as_statements_pay_and_fail_as_the_reference(tmp_path):
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     for written in ("_u += 3 * (1 + len(", "_u += 3 * (2 + len(", "    _too_many()", "        _over()",
-                    "    if _v", "    if not _v", "    _u += 5\n"):
+                    "    if _v", "    if not _v", "    _u += 5\n",
+                    "    b.used += len("):
         assert written in source, written  # the forms under test are the ones generated
     from test_backends import play_both
 

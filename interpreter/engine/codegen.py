@@ -3430,7 +3430,7 @@ class CodeGen:
         if self.by_reference(e):
             return False
         if isinstance(e, n.Call):
-            if self.extreme_joined(e) is not None:
+            if self.extreme_joined(e) is not None or self.truth_gen(e):
                 return True
             cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
             if cat != "define":
@@ -3458,6 +3458,11 @@ class CodeGen:
             joined = self.extreme_joined(e)
             if joined is not None:
                 self.stmt_values[(id(e), id(scope))] = self.extreme_statements(e, joined, scope, out, ind, depth)
+                return
+            if self.truth_gen(e):
+                truth = self.truth_loops(e, scope, out, ind)
+                if truth is not None:
+                    self.stmt_values[(id(e), id(scope))] = truth
                 return
             cat, name = self.p.resolved.get(id(e), ("builtin", e.func))
             for a in e.args:  # (a define's arguments, worked out before its call)
@@ -3508,6 +3513,18 @@ class CodeGen:
             self.spine(e.index, scope, out, ind, depth)
         elif isinstance(e, n.Cond):
             self.spine(e.test, scope, out, ind, depth)
+
+    def truth_gen(self, e) -> bool:
+        """Whether `e` is any() or all() of a comprehension that `truth_loops` writes as loops,
+        over a list that is not a range nor a constant (over those, `looked_at`'s one list of
+        every item's truth costs less than the loop)."""
+        if not (isinstance(e, n.Call) and len(e.args) == 1 and isinstance(e.args[0], n.Gen)):
+            return False
+        g = e.args[0]
+        return (self.p.resolved.get(id(e), ("builtin", e.func)) in (("builtin", "any"), ("builtin", "all"))
+                and g.elem is not None and _scalar(self.type_of(g.elem)) and not self.by_reference(g)
+                and not self.is_range(g.source) and not isinstance(g.source, n.ListLit)
+                and not (isinstance(g.source, n.Name) and self.p.resolved.get(id(g.source), ("",))[0] == "const"))
 
     def inline_params(self, name: str, e: n.Call) -> list | None:
         """The parameters of define `name` when `inlined` writes its body in place of call `e`
