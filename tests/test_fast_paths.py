@@ -17,8 +17,8 @@ import interpreter
 from interpreter.engine import codegen
 from interpreter.engine.budget import MAX_ITEMS, Budget, charge_value, value_size
 from interpreter.engine.compiler import _shown, _shown_all
-from interpreter.engine.information import _branch_starts, branch_starts
-from interpreter.engine.state import Frame
+from interpreter.engine.information import _branch_starts, branch_starts, step_parts
+from interpreter.engine.state import Branch, Frame
 from interpreter.tools.simulate import next_player
 from rulelang.diagnostics import RuleRuntimeError
 
@@ -179,6 +179,50 @@ def test_shown_all_is_shown_for_each_player(name):
         state.apply_index(rng.randrange(state.num_actions(player)), player)
     assert checked > 10
     assert laid > 0 or name != "streets"  # cards on a grid's cells: their cells are kept too
+
+
+def _parts_the_general_way(s, players, key, base, var, g=None):
+    """A `simultaneously` step's parts as the general code makes them (``_shown_all``, then
+    ``branch_starts`` with the step's first frame, and a Branch per player); with the game
+    `g`, by the keys known per game (``branch_starts`` lists what is known of the cards in the
+    order of the player's cards then, rather than the state's)."""
+    shown = _shown_all(s, players, g) if g is not None else {p: _shown(s, p) for p in players}
+    starts = (branch_starts(s, players, Frame(key, 0, base), g) if g is not None
+              else _branch_starts(s, players, Frame(key, 0, base)))
+    for p, start in starts.items():
+        start.frame.locals[var] = p
+    return [Branch(p, [Frame(key, 0, {**base, var: p})], shown=shown[p], start=starts[p])
+            for p in sorted(players)]
+
+
+@pytest.mark.parametrize("name", ["plunderbund", "welcome_to", "streets"])
+def test_step_parts_are_the_general_ones(name):
+    """The parts of a `simultaneously` step made in one pass (``step_parts``) are those the
+    general code makes, keys in the same order (saves keep it), each part's own copies of the
+    lists of the frame it began with; players out of seat order give the parts in seat order."""
+    game = interpreter.load(str(ROOT / "games" / name))
+    state = game.new_game(players=4, seed=5)
+    rng = random.Random(5)
+    checked = 0
+    while not state.is_over and checked < 60:
+        s = state.s
+        base = {"x": [1, 2], "$items1": [3], "d": {"a": [4]}, "n": 7}
+        for players in ([0, 1, 2, 3], [3, 1]):
+            made = step_parts(s, players, "flow", base, "p", game.compiled)
+            assert made == _parts_the_general_way(s, players, "flow", base, "p")
+            general = _parts_the_general_way(s, players, "flow", base, "p", game.compiled)
+            assert made == general
+            assert [list(part.start.frame.locals) for part in made] == [list(part.start.frame.locals) for part in general]
+            assert [list(part.shown["vars"]) for part in made] == [list(part.shown["vars"]) for part in general]
+            assert [list(part.start.known) for part in made] == [list(part.start.known) for part in general]
+            first = made[0].start.frame.locals
+            assert first["x"] is not base["x"] and first["d"]["a"] is not base["d"]["a"]
+            assert first["$items1"] is base["$items1"]  # (a loop's own items: never changed in place)
+        checked += 1
+        player = next_player(state)
+        state.apply_index(rng.randrange(state.num_actions(player)), player)
+    assert checked > 10
+    assert step_parts(state.s, [0, 9], "flow", {}, "p", game.compiled) is None  # not a seat: the general way
 
 
 

@@ -31,7 +31,7 @@ from .budget import (
     value_size,
 )
 from .codegen import _MISS, CodeGen, _flat
-from .information import _seats, branch_starts, own_keys
+from .information import _seats, branch_starts, own_keys, step_parts
 from .runtime import (
     EFFECTS,
     FUNCTIONS,
@@ -1447,8 +1447,12 @@ class _Compiler:
             # branches count from 1 again), so an action left over from the last step is stale.
             m.s.decisions += 1
             base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
-            shown = _shown_all(m.s, players, m.game)
             m.charge(len(m.s.where), pos)  # what each part needs to be put back (BranchStart)
+            parts = step_parts(m.s, players, key, base, var, m.game)
+            if parts is not None:  # (every player a seat: the parts made in one pass)
+                m.s.branches = parts
+                return
+            shown = _shown_all(m.s, players, m.game)
             starts = branch_starts(m.s, players, Frame(key, 0, base), m.game)
             m.s.branches = [Branch(p, [Frame(key, 0, {**base, var: p})], shown=shown[p], start=starts[p])
                             for p in sorted(players)]

@@ -17,7 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .state import MASK64, BranchStart, Frame, GameState, _copy_frame, rng_next, rng_shuffle
+from .state import (
+    _CONTAINERS,
+    MASK64,
+    Branch,
+    BranchStart,
+    Frame,
+    GameState,
+    _copy_frame,
+    _copy_value,
+    _new,
+    rng_next,
+    rng_shuffle,
+)
 
 if TYPE_CHECKING:
     from .compiler import CompiledGame
@@ -295,6 +307,104 @@ def branch_starts(s: GameState, players: list[int], first: Frame, g: CompiledGam
                 if cell is not None:
                     found_cells[text[c]] = cell[:]
     return _starts(s, players, first, zones, card_vars, cells, known)
+
+
+def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any], var: str,
+               g: CompiledGame) -> list[Branch] | None:
+    """The parts of a `simultaneously` step starting now, in seat order: what ``_shown_all``,
+    ``branch_starts`` and a Branch per player give (each part's first frame of code `key`, its
+    locals `base` and the player as `var`), in one pass per player over their own zones and
+    cards rather than one for each, each object made field by field (the same fields, values and
+    key orders; tests/test_fast_paths.py compares). None, for the caller's own way, when
+    `players` are not all seats of the game or its cards' vars are too many to list by key."""
+    if not _seats(s, players):
+        return None
+    zone_keys, var_keys, card_var_keys = own_keys(g, s.num_players)
+    if card_var_keys is None:
+        return None
+    text = card_keys(len(s.where))
+    all_zones, values, all_known, all_cells = s.zones, s.vars, s.known, s.cells
+    # The supply's tokens (shared by every part's start) and each player's own, in one pass
+    supply: dict[str, int] = {}
+    marks = {f"p{p}": {} for p in players}
+    for k, v in s.tokens.items():
+        head = k.partition("|")[0]
+        if head == "supply":
+            supply[k] = v
+        else:
+            mine = marks.get(head)
+            if mine is not None:
+                mine[k] = v
+    once = s.once[:]
+    # The part's first frame as it began: the step's locals, lists copied (as ``_copy_frame``)
+    first = {}
+    for k, v in base.items():
+        if v.__class__ is list:
+            first[k] = (v[:] if not v or v[0].__class__ not in _CONTAINERS else _copy_value(v)) if k[0] != "$" else v
+        elif v.__class__ is dict:
+            first[k] = _copy_value(v)
+        else:
+            first[k] = v
+    parts = []
+    for p in sorted(players):
+        try:
+            shown_vars = {k: values[k] for k in var_keys[p]}
+        except KeyError:  # (a var missing: not a state the save checks let through)
+            return None
+        zones: dict[str, list[int]] = {}
+        sizes: dict[str, int] = {}
+        mine: list[int] = []
+        for zk in zone_keys[p]:
+            cards = all_zones[zk]
+            zones[zk] = cards[:]
+            sizes[zk] = len(cards)
+            mine += cards
+        card_vars: dict[str, Any] = {}
+        for keys in card_var_keys:
+            for c in mine:
+                vk = keys[c]
+                if vk in values:
+                    card_vars[vk] = values[vk]
+        known: dict[str, int] = {}
+        cells: dict[str, list] = {}
+        for c in mine:
+            t = text[c]
+            mask = all_known.get(t)
+            if mask is not None:
+                known[t] = mask
+        if all_cells:
+            for c in mine:
+                cell = all_cells.get(text[c])
+                if cell is not None:
+                    cells[text[c]] = cell[:]
+        frame = _new(Frame)
+        frame.code = key
+        frame.pc = 0
+        frame.locals = {**first}
+        frame.locals[var] = p
+        start = _new(BranchStart)
+        start.frame = frame
+        start.zones = zones
+        start.vars = card_vars
+        start.cells = cells
+        start.known = known
+        start.supply = supply
+        start.once = once
+        running = _new(Frame)
+        running.code = key
+        running.pc = 0
+        running.locals = {**base, var: p}
+        part = _new(Branch)
+        part.player = p
+        part.stack = [running]
+        part.pending = None
+        part.count = 0
+        part.log = []
+        part.actions = []
+        part.shown = {"vars": shown_vars, "zones": sizes, "tokens": marks[f"p{p}"]}
+        part.start = start
+        parts.append(part)
+    return parts
 
 
 def _branch_starts(s: GameState, players: list[int], first: Frame) -> dict[int, BranchStart]:
