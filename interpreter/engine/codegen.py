@@ -788,6 +788,87 @@ def _replay(b, memo: dict, calls: tuple, kept: dict) -> None:
                 _replay(b, memo, entry[2], kept)
 
 
+# A define's any() or all() over a constant list (an enum's members, a `const`) whose item's
+# condition begins with a call of a kept pure define (`p(c, t) and ...`), the rest paying
+# nothing: once every item's call has a kept result with calls of its own that made none
+# (`_keep_pure`'s `flat`), the calls of the loop's items are a "chain", kept per call site,
+# number of players and the call's other arguments. Its truths decide the loop without a call,
+# and what the calls of the items looked at pay and remember is one payment and one update of
+# the memo (`_chain_paid`): when the memo holds none of those calls' own results and either all
+# or none of the results of the calls they make (the common cases; anything else: the loop
+# makes its calls). The same units, the same results remembered, in the same order.
+MAX_CHAIN_ITEMS = 16
+
+
+def _chain_note(m, chains: dict, kept: dict, site: str, others: tuple, items, callee: str, shape: tuple) -> None:
+    """After a loop made its calls (see above): the chain of call site `site` for these `others`
+    (the call's arguments but the item), when every item's call has a kept result. `shape`: per
+    argument of the call, the index of its value in `others`, or -1 for the item."""
+    players = m.s.num_players
+    whole = (players, site, *others)
+    if whole in chains or len(items) > MAX_CHAIN_ITEMS:
+        return
+    keys = [(callee, *[item if j < 0 else others[j] for j in shape]) for item in items]
+    own = set(keys)
+    if len(own) != len(keys):
+        return  # (an item twice: its second call finds the first's result)
+    results = []
+    entries: dict = {}
+    new = present = 0
+    prefixes: list = [None]
+    for key in keys:
+        entry = kept.get((players, key))
+        if entry is None or entry[0].__class__ not in _PLAIN_RESULTS:
+            return
+        flat = entry[4] if entry[2] else ()
+        if flat is None:
+            return  # (calls that made calls of their own)
+        results.append(entry[0])
+        entries[key] = entry[0]
+        new += entry[3]
+        present += entry[3]
+        for call_key, call_result, call_paid in flat:
+            if call_key in own:
+                return
+            if call_key in entries:
+                new += STEPS_PER_CALL
+            else:
+                entries[call_key] = call_result
+                new += call_paid
+            present += STEPS_PER_CALL
+        made = [k for k in entries if k not in own]
+        prefixes.append((frozenset(keys[:len(results)]), frozenset(made), dict(entries), new, present))
+    if len(chains) >= KEPT_MAX:
+        chains.clear()
+    chains[whole] = (tuple(results), prefixes)
+
+
+def _chain_paid(m, chain: tuple, looked: int) -> bool:
+    """What the calls of the first `looked` items of a chain pay, paid, and their results (and
+    those of the calls they make) remembered, as the calls would: False, with nothing paid or
+    remembered, when the memo holds some of those calls' results, or some but not all of what
+    they call (see above)."""
+    if not looked:
+        return True
+    own, made, entries, new, present = chain[1][looked]
+    memo = m.memo
+    held = memo.keys()
+    if not held.isdisjoint(own):
+        return False
+    if held >= made:
+        paid = present
+    elif held.isdisjoint(made):
+        paid = new
+    else:
+        return False
+    memo.update(entries)  # (what the memo held already, the same value again, where it was)
+    b = m.budget
+    b.used += paid
+    if b.used > b.limit:
+        m.charge(0)
+    return True
+
+
 def _paid_text(m, text):
     """`charge_text(m, text)` in one call (a text is made at most steps: a label, a prompt, a
     log line): the same charge, the same cut, an overrun raised the same way."""
@@ -882,6 +963,8 @@ class CodeGen:
         self.ns.update(_new=object.__new__, _Pending=Pending)  # (a decision parked by `pick`)
         self.ns["_MISS"] = _MISS
         self.ns["_pure"] = {}  # the kept results of pure defines (see MAX_PURE_KEPT)
+        self.ns["_chains"] = {}  # chains of calls of pure defines in loops (see MAX_CHAIN_ITEMS)
+        self.chain_sites = 0
         self.known_pure: dict[int, bool] = {}
         self.known_pure_callee: dict[str, bool] = {}
         self.ns["_STEPS_PER_CALL"] = STEPS_PER_CALL
@@ -2521,6 +2604,12 @@ class CodeGen:
                         f"{ind}if b.used > b.limit:",
                         f"{ind}    m.charge(0)"]
                 return truth
+        if not tallied and src.isidentifier() and self.chain_loop(g, stop_at, src, v, count, truth, scope,
+                                                                  inner_scope, out, ind):
+            out.append(f"{ind}b.used += {paid}{count} * 2")
+            out.append(f"{ind}if b.used > b.limit:")
+            out.append(f"{ind}    m.charge(0)")
+            return truth
         out.append(f"{ind}{count} = 0")
         out.append(f"{ind}{truth} = {not stop_at}")
         out.append(f"{ind}for {v} in {src}:")
@@ -2558,6 +2647,89 @@ class CodeGen:
         if per_item != 2:  # (the calls' part with the body's tally, where `_counted_held` takes its first back)
             out.append(f"{ind}_u += {count} * {per_item - 2}")
         return truth
+
+    def chain_loop(self, g: n.Gen, stop_at: bool, items: str, v: str, count: str, truth: str, scope: dict,
+                   inner_scope: dict, out: list[str], ind: str) -> bool:
+        """any()/all() over a constant list whose item's condition is a call of a kept pure define
+        (`p(x, t)`, its arguments names) alone or `and` something that pays nothing: the loop
+        by the chain of its calls when there is one (see MAX_CHAIN_ITEMS), else by its calls,
+        noting the chain after. Into `out`, with `count` and `truth` set as the plain loop sets
+        them (the caller pays for the items looked at); False (nothing written) for any other."""
+        source = g.source
+        if (g.cond is not None or not isinstance(source, n.Name)
+                or self.p.resolved.get(id(source), ("local",))[0] not in ("enum", "const")):
+            return False
+        call, rest = g.elem, None
+        if isinstance(call, n.BoolOp):  # (the call first, always made; then what pays nothing)
+            call, rest = call.left, call.right
+            if not self.free(rest):
+                return False
+        if not isinstance(call, n.Call) or call.kwargs or self.p.resolved.get(id(call), ("",))[0] != "define":
+            return False
+        name = self.p.resolved[id(call)][1]
+        if not self.chained_callee(name):
+            return False
+        others: list[str] = []
+        shape: list[int] = []
+        for a in call.args:
+            if not isinstance(a, n.Name) or self.p.resolved.get(id(a), ("local", a.id))[0] != "local":
+                return False
+            if a.id == g.var:
+                shape.append(-1)
+            elif a.id in scope:
+                shape.append(len(others))
+                others.append(self.expr(a, scope))
+            else:
+                return False
+        if -1 not in shape:
+            return False
+        y, chain = self.var(), self.var()
+        self.chain_sites += 1
+        site = self.const(f"chain {self.chain_sites}")  # (a name of this call site, in the namespace)
+        whole = ", ".join(["m.s.num_players", site, *others])
+        listed = "".join(f"{x}, " for x in others)
+        self.in_loop += 1
+        try:
+            test = f"{y} {g.elem.op} {self.expr(rest, inner_scope)}" if rest is not None else y
+        finally:
+            self.in_loop -= 1
+        out += [f"{ind}{count} = 0",
+                f"{ind}{truth} = {not stop_at}",
+                f"{ind}{chain} = _chains.get(({whole})) if m.calls is None else None",
+                f"{ind}if {chain} is not None:",
+                f"{ind}    for {v}, {y} in zip({items}, {chain}[0]):",
+                f"{ind}        {count} += 1",
+                f"{ind}        if {'' if stop_at else 'not '}({test}):",
+                f"{ind}            {truth} = {stop_at}",
+                f"{ind}            break",
+                f"{ind}    if not _chain_paid(m, {chain}, {count}):",
+                f"{ind}        {chain} = None",
+                f"{ind}        {count} = 0",
+                f"{ind}        {truth} = {not stop_at}",
+                f"{ind}if {chain} is None:",
+                f"{ind}    for {v} in {items}:",
+                f"{ind}        {count} += 1"]
+        self.in_loop += 1
+        try:
+            elem = self.expr(g.elem, inner_scope)
+        finally:
+            self.in_loop -= 1
+        out += [f"{ind}        if {'' if stop_at else 'not '}{elem}:",
+                f"{ind}            {truth} = {stop_at}",
+                f"{ind}            break",
+                f"{ind}    _chain_note(m, _chains, _pure, {site}, ({listed}), {items}, {self.const(name)}, "
+                f"{tuple(shape)!r})"]
+        return True
+
+    def chained_callee(self, name: str) -> bool:
+        """Whether define `name` is kept for the game by its arguments alone (``define``'s pure
+        form: its memo key and its kept key are those `_chain_note` makes)."""
+        d = self.p.defines[name]
+        params = list(d.params or ())
+        return (all(self.param_hashable(prm) for prm in params) and not self.free(d.value)
+                and _scalar(self.type_of(d.value)) and self.pure(d.value)
+                and all(prm.type.form == "name" and (prm.type.name in ("card", "player") or prm.type.name in self.p.enums
+                                                     or prm.type.name in self.p.kinds) for prm in params))
 
     def item_found(self, g: n.Gen, stop_at: bool) -> str | None:
         """The number `c` when an any()/all() over a list decides at its first item equal to `c`
