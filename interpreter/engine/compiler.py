@@ -1603,9 +1603,12 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
         at = {k: i for i, k in enumerate(keys)}
         amount_at, holder_at, other_at = at["amount"], at["holder"], at.get("source" if gain else "target")
 
+        two = len(fns) == 2  # (an amount and a holder, the commonest: both worked out in order, no list made)
+        first, second = (fns[0], fns[1]) if two else (None, None)
+
         def tokens(m, fr):
             L = fr.locals
-            values = [f(m, L) for f in fns]
+            values = (first(m, L), second(m, L)) if two else [f(m, L) for f in fns]
             other = (values[other_at] if other_at is not None else None) or "supply"
             try:
                 if gain:
