@@ -306,20 +306,68 @@ def test_a_count_of_the_lists_holding_an_item_pays_and_fails_as_the_reference(tm
     `_count_in_lists` (no comprehension, no call per list): the same count, and, at every budget
     short of an action's cost, the same units paid or the same error with the state unchanged,
     as the reference; empty lists among them, an empty list of lists, lists from a define (the
-    list of lists flatten() gives paid for by their lengths summed, `_paid_lists`)."""
+    list of lists flatten() gives, made and paid for in one call, `_flatten_lists`)."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(KITS)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     assert source.count("_count_in_lists(m, ") >= 2  # both counts take the form under test
-    assert "_paid_lists(m, " in source  # flatten()'s list of lists, paid for by its lengths summed
+    assert "_flatten_lists(m, " in source  # flatten()'s list of lists, paid for in one call
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
     for value in ("grey", "red", "white"):
         outcomes = []
         for game in games:
             state = game.new_game(players=2, seed=3)
             outcomes.append(outcomes_at_budgets(state, value, (None, *range(0, 400, 3)), "total#0", player=0))
+        assert outcomes[0] == outcomes[1], value
+        assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it
+
+
+BAGS = '''game "Bags"
+players 2 to 2
+enum hue: grey, red, green, blue, white
+const hues = [grey, red, green, blue, white]
+var first per player: list of hue = [red, blue]
+var second per player: list of hue = []
+var total per player: int = 0
+define counted(p: player) = [bag(p.first), bag(p.second)]
+define more(p: player, h: hue) = [bag([h, h, white])] if h != grey else []
+define bags_of(p: player, h: hue) = flatten([counted(p), more(p, h), [bag(p.first + p.second)]])
+define held(p: player, h: hue) = sum(
+    count([x for x in p.first where x == e]) + count(c for c in bags_of(p, h) where c[e] > 0) for e in hues)
+flow:
+    repeat 3:
+        for p in players:
+            turn p:
+                choose h in hues by p label "{h}"
+                set p.total = p.total + held(p, h)
+                set p.second = p.first
+                set p.first = p.first + [h, h] if h != white else []
+score p:
+    line: p.total
+'''
+
+
+def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_as_the_reference(tmp_path):
+    """flatten() of a list of lists of bags just built is one call of `_flatten_lists` (paid
+    for in one payment, empty parts among them), and sum() of a list written out whose items
+    hold a comprehension is Python's sum() with its units in the body's tally (`tallied_sum`,
+    the list's length recorded where it is written out): the same results and, at every budget
+    short of an action's cost, the same units or the same error with the state unchanged, as the
+    reference."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(BAGS)
+    games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
+    source = "\n".join(games[1].compiled.generated.source)
+    assert "_flatten_lists(m, " in source and "_sum_flat(" not in source  # the forms under test
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
+    for value in ("grey", "red", "white"):
+        outcomes = []
+        for game in games:
+            state = game.new_game(players=2, seed=3)
+            outcomes.append(outcomes_at_budgets(state, value, (None, *range(0, 400, 2)), "total#0", player=0))
         assert outcomes[0] == outcomes[1], value
         assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it
 

@@ -327,6 +327,28 @@ def _charged_paid(m, out):
     return out
 
 
+def _flatten_lists(m, parts):
+    """`_paid_lists(m, flatten(m, _charged_paid(m, parts)))` of a list just built whose items the
+    types say are lists of flat lists or bags (`flatten([xs, ys])`): the parts joined, paid for in
+    one payment of what those three charge (the list built and given to flatten(), twice its
+    items with theirs and their items'; the result, once its items with theirs), without
+    `_size`'s walk. Anything else (a part that is not a list, an item that is not a list or a
+    bag, a list too long) goes the three calls' way, which raise what they raise."""
+    out = []
+    for part in parts:
+        if part.__class__ is not list:
+            return _paid_lists(m, FUNCTIONS["flatten"](m, _charged_paid(m, parts)))
+        out += part
+    size = len(out) + sum(map(len, out)) if _CONTAINERS.issuperset(map(type, out)) else MAX_ITEMS + 1
+    if size > MAX_ITEMS:
+        return _paid_lists(m, FUNCTIONS["flatten"](m, _charged_paid(m, parts)))
+    b = m.budget
+    b.used += 2 * len(parts) + 3 * size
+    if b.used > b.limit:
+        m.charge(0)
+    return out
+
+
 def _token_sum(tokens: dict, keys: tuple) -> int:
     """How many of a token of several sides a holder has (``CodeGen.token_read``): each side's
     count, in the order of its sides, as ``Machine.token_count`` adds them."""
@@ -1005,6 +1027,9 @@ class CodeGen:
         # nodes of a define's body worked out by statements before it (`spine`): (node, scope) ids -> name
         self.stmt_values: dict[tuple[int, int], str] = {}
         self.stmt_scopes: list[dict] = []  # (the scopes those ids are of, kept alive while they are used)
+        # Lists written out item by item (`unrolled`, `written_out`): their source -> how many items,
+        # so that `tallied_sum` knows their length even when an item holds a comprehension
+        self.written_lists: dict[str, int] = {}
         self.hoists: dict[str, str] | None = None  # reads looked up before a define's body
         self.hoist_lines: list[str] = []
         # The calls of defines made so far in the define's body being generated, by their define
@@ -2388,7 +2413,9 @@ class CodeGen:
             for i in at:
                 pieces[i] = f"({x})" if type(x) is int else self.const(x)
             written.append("".join(pieces))
-        return f"[{', '.join(written)}]"
+        listed = f"[{', '.join(written)}]"
+        self.written_lists[listed] = len(written)
+        return listed
 
     def iterated(self, source_node, scope: dict) -> tuple[str, str]:
         """The source of a loop of any() or all(), and the items it goes over, paid for as `_iter`
@@ -2849,7 +2876,9 @@ class CodeGen:
         finally:
             self.in_loop -= 1
         charged = self.charged(f"list:{self.type_of(e.elem)}")
-        return f"{charged}(m, ({tally}[{', '.join(elems)}]))"
+        listed = f"[{', '.join(elems)}]"
+        self.written_lists[listed] = len(elems)
+        return f"{charged}(m, ({tally}{listed}))"
 
     def constant(self, source: str) -> tuple[bool, Any]:
         """(True, the value) when generated source names a plain constant (a number, a text of
@@ -3185,6 +3214,9 @@ class CodeGen:
         pay = self.pay(self.type_of(e))
         if pay == "_paid" and self.charged(self.type_of(e)) == "_charged_lists":
             pay = "_paid_lists"  # (a list of flat lists or bags: their lengths summed, no walk)
+            if name == "flatten" and len(paid) == 1 and _only_argument(paid[0], "_charged_paid") is not None:
+                # (a list of such lists just built, flattened: one call, one payment)
+                return f"_flatten_lists(m, {_only_argument(paid[0], '_charged_paid')})"
         return f"{pay}(m, {result})" if pay else result
 
     def tallied_sum(self, built: str) -> str | None:
@@ -3194,10 +3226,14 @@ class CodeGen:
         tally and check, the total checked as `_sum_flat` checks it. A none among the items (or
         a total out of bounds) fails, and the slow path gives what the reference gives."""
         match = _TALLIED_LIST.match(built)
-        items = _list_items(built, match.start(2)) if match is not None else None
         listed = match.group(2) if match is not None else "[]"
-        if items is None or listed == "[]" or _COMPREHENDED.search(listed):
-            return None  # (or a comprehension, whose length is not known here)
+        items = self.written_lists.get(listed)
+        if items is None:  # (not written out here: counted, unless a comprehension may be one)
+            items = _list_items(built, match.start(2)) if match is not None else None
+            if _COMPREHENDED.search(listed):
+                return None  # (whose length is not known here)
+        if items is None or listed == "[]":
+            return None
         total = self.var()
         return (f"(((_u := _u + {int(match.group(1)) + 2 * items}) + b.used <= b.limit or _over()) and "
                 f"({total} if -{MAX_INT} <= ({total} := sum({listed})) <= {MAX_INT} else check_int({total})))")
@@ -3581,6 +3617,8 @@ class CodeGen:
             (self.hoists, self.hoist_lines, self.in_loop, self.in_iterable, self.keeping, self.calls_made,
              self.stmt_values, self.stmt_scopes) = outer
             self.roots.pop()
+            if outer[0] is None:  # (the outermost body made: its written lists are not needed again)
+                self.written_lists = {}
         lines = _used_lines(lines, [body, *loops], keeping["reads"] if keeping is not None else [])
         # (a safety net under the walk: no other read of the state, no call, in what is kept)
         if keeping is None or not keeping["ok"] or _UNKEPT.search(body) or any(_UNKEPT.search(x) for x in loops):
