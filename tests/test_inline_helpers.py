@@ -335,7 +335,8 @@ define counted(p: player) = [bag(p.first), bag(p.second)]
 define more(p: player, h: hue) = [bag([h, h, white])] if h != grey else []
 define bags_of(p: player, h: hue) = flatten([counted(p), more(p, h), [bag(p.first + p.second)]])
 define held(p: player, h: hue) = sum(
-    count([x for x in p.first where x == e]) + count(c for c in bags_of(p, h) where c[e] > 0) for e in hues)
+    count([x for x in p.first where x == e]) + count(c for c in bags_of(p, h) where c[e] > 0)
+    + (2 if e == red else 0) - (1 if e != white and e != h else 0) for e in hues)
 flow:
     repeat 3:
         for p in players:
@@ -355,13 +356,15 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     hold a comprehension is Python's sum() with its units in the body's tally (`tallied_sum`,
     the list's length recorded where it is written out): the same results and, at every budget
     short of an action's cost, the same units or the same error with the state unchanged, as the
-    reference."""
+    reference. An item compared with a constant is decided where it is written out (`folded_test`)."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(BAGS)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     assert "_flatten_lists(m, " in source and "_sum_flat(" not in source  # the forms under test
+    assert "if True else" in source and "if (False and " in source  # (`e == red`, `e != white and e != h`)
+    assert re.search(r"\(_k\d+ [!=]= _k\d+\)", source) is None
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
     for value in ("grey", "red", "white"):
         outcomes = []

@@ -2412,10 +2412,20 @@ class CodeGen:
         for x in items:
             for i in at:
                 pieces[i] = f"({x})" if type(x) is int else self.const(x)
-            written.append("".join(pieces))
+            written.append(_CONST_TEST.sub(self.folded_test, "".join(pieces)))
         listed = f"[{', '.join(written)}]"
         self.written_lists[listed] = len(written)
         return listed
+
+    def folded_test(self, found: re.Match) -> str:
+        """`(_kA == _kB)` or `!=` of two texts of the namespace (an item written out compared
+        with a constant, `written_out`): True or False, which Python's compiler folds with the
+        branch it decides (texts are named once each, so two names are two different texts).
+        Anything else as it is."""
+        first, op, second = found.groups()
+        if not (self.ns.get(first).__class__ is str and self.ns.get(second).__class__ is str):
+            return found.group()
+        return str((first == second) == (op == "=="))
 
     def iterated(self, source_node, scope: dict) -> tuple[str, str]:
         """The source of a loop of any() or all(), and the items it goes over, paid for as `_iter`
@@ -4085,6 +4095,8 @@ _CALL_IN_SOURCE = re.compile(r"\b(?!(?:and|or|not|in|is|if|else)\b)\w+\s*\(|:=")
 # A test of generated source that pays nothing and cannot raise: two names or numbers compared
 # (the names: parameters, loop variables, constants; `L[...]` and calls do not match).
 _PLAIN_TEST = re.compile(r"\((\w+) (==|!=) (\w+)\)\Z")
+# Two constants of the namespace compared (`CodeGen.folded_test`)
+_CONST_TEST = _Lazy(r"\((_k\d+) (==|!=) (_k\d+)\)")
 
 
 # The longest constant list a define's comprehension is written out for (`unrolled`). Longer ones
