@@ -334,9 +334,11 @@ var total per player: int = 0
 define counted(p: player) = [bag(p.first), bag(p.second)]
 define more(p: player, h: hue) = [bag([h, h, white])] if h != grey else []
 define bags_of(p: player, h: hue) = flatten([counted(p), more(p, h), [bag(p.first + p.second)]])
+define pairs(p: player) = [[x, x] for x in p.second]
 define held(p: player, h: hue) = sum(
     count([x for x in p.first where x == e]) + count(c for c in bags_of(p, h) where c[e] > 0)
-    + (2 if e == red else 0) - (1 if e != white and e != h else 0) for e in hues)
+    + (2 if e == red else 0) - (1 if e != white and e != h else 0) + count(s for s in pairs(p) where e in s)
+    for e in hues)
 flow:
     repeat 3:
         for p in players:
@@ -356,7 +358,9 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     hold a comprehension is Python's sum() with its units in the body's tally (`tallied_sum`,
     the list's length recorded where it is written out): the same results and, at every budget
     short of an action's cost, the same units or the same error with the state unchanged, as the
-    reference. An item compared with a constant is decided where it is written out (`folded_test`)."""
+    reference. An item compared with a constant is decided where it is written out (`folded_test`).
+    A count of the lists holding an item is 0 without a call when there are no lists (`pairs`
+    before a second turn)."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(BAGS)
@@ -365,6 +369,7 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     assert "_flatten_lists(m, " in source and "_sum_flat(" not in source  # the forms under test
     assert "if True else" in source and "if (False and " in source  # (`e == red`, `e != white and e != h`)
     assert re.search(r"\(_k\d+ [!=]= _k\d+\)", source) is None
+    assert re.search(r"\(_count_in_lists\(m, (_v\d+), _k\d+, 2\) if \(\1 := ", source) is not None
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
     for value in ("grey", "red", "white"):
         outcomes = []

@@ -3190,6 +3190,11 @@ class CodeGen:
             listed = _only_argument(args[0], "_charged_lists")
             holding = _lists_holding(listed)
             if holding is not None:  # `count(s for s in xs where x in s)`: one call, no comprehension
+                if not self.in_iterable and (holding[1].isidentifier() or _literal_int(holding[1])):
+                    # (no call for no lists, which is most often so in some games: 0, as the
+                    # helper gives at once, when the item is a name or a number, read for nothing)
+                    listed = self.var()
+                    return f"(_count_in_lists(m, {listed}, {holding[1]}, 2) if ({listed} := {holding[0]}) else 0)"
                 return f"_count_in_lists(m, {holding[0]}, {holding[1]}, 2)"
             return f"len(_charged_lists(m, {listed}, 2))"
         if len(args) == 1 and name == "bag" and zone:
