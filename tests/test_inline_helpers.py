@@ -335,10 +335,11 @@ define counted(p: player) = [bag(p.first), bag(p.second)]
 define more(p: player, h: hue) = [bag([h, h, white])] if h != grey else []
 define bags_of(p: player, h: hue) = flatten([counted(p), more(p, h), [bag(p.first + p.second)]])
 define pairs(p: player) = [[x, x] for x in p.second]
+define built_bags(p: player, h: hue) = flatten([[bag([x, h]) for x in p.first], [bag(p.second)] if h != grey else []])
 define held(p: player, h: hue) = sum(
     count([x for x in p.first where x == e]) + count(c for c in bags_of(p, h) where c[e] > 0)
     + (2 if e == red else 0) - (1 if e != white and e != h else 0) + count(s for s in pairs(p) where e in s)
-    for e in hues)
+    + count(c for c in built_bags(p, h) where c[e] > 1) for e in hues)
 flow:
     repeat 3:
         for p in players:
@@ -354,7 +355,8 @@ score p:
 
 def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_as_the_reference(tmp_path):
     """flatten() of a list of lists of bags just built is one call of `_flatten_lists` (paid
-    for in one payment, empty parts among them), and sum() of a list written out whose items
+    for in one payment, empty parts among them; with the parts' own payments when each is a list
+    just built, `built_bags`), and sum() of a list written out whose items
     hold a comprehension is Python's sum() with its units in the body's tally (`tallied_sum`,
     the list's length recorded where it is written out): the same results and, at every budget
     short of an action's cost, the same units or the same error with the state unchanged, as the
@@ -367,6 +369,7 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     assert "_flatten_lists(m, " in source and "_sum_flat(" not in source  # the forms under test
+    assert re.search(r"_flatten_lists\(m, \[\[.* else \[\]\)\], 1\)", source) is not None
     assert "if True else" in source and "if (False and " in source  # (`e == red`, `e != white and e != h`)
     assert re.search(r"\(_k\d+ [!=]= _k\d+\)", source) is None
     assert re.search(r"\(_count_in_lists\(m, (_v\d+), _k\d+, 2\) if \(\1 := ", source) is not None

@@ -327,26 +327,31 @@ def _charged_paid(m, out):
     return out
 
 
-def _flatten_lists(m, parts):
+def _flatten_lists(m, parts, built=0):
     """`_paid_lists(m, flatten(m, _charged_paid(m, parts)))` of a list just built whose items the
     types say are lists of flat lists or bags (`flatten([xs, ys])`): the parts joined, paid for in
     one payment of what those three charge (the list built and given to flatten(), twice its
     items with theirs and their items'; the result, once its items with theirs), without
-    `_size`'s walk. Anything else (a part that is not a list, an item that is not a list or a
-    bag, a list too long) goes the three calls' way, which raise what they raise."""
+    `_size`'s walk. `built` 1: every part is a list just built and not yet paid for either
+    (`_charged_lists` of each, its items with theirs, once: `CodeGen.flattened`), paid in the
+    same payment. Anything else (a part that is not a list, an item that is not a list or a
+    bag, a list too long) goes those calls' way, which raise what they raise."""
     out = []
     for part in parts:
         if part.__class__ is not list:
-            return _paid_lists(m, FUNCTIONS["flatten"](m, _charged_paid(m, parts)))
+            break
         out += part
-    size = len(out) + sum(map(len, out)) if _CONTAINERS.issuperset(map(type, out)) else MAX_ITEMS + 1
-    if size > MAX_ITEMS:
-        return _paid_lists(m, FUNCTIONS["flatten"](m, _charged_paid(m, parts)))
-    b = m.budget
-    b.used += 2 * len(parts) + 3 * size
-    if b.used > b.limit:
-        m.charge(0)
-    return out
+    else:
+        size = len(out) + sum(map(len, out)) if _CONTAINERS.issuperset(map(type, out)) else MAX_ITEMS + 1
+        if size <= MAX_ITEMS:
+            b = m.budget
+            b.used += 2 * len(parts) + (3 + built) * size
+            if b.used > b.limit:
+                m.charge(0)
+            return out
+    if built:
+        parts = [_charged_lists(m, part) for part in parts]
+    return _paid_lists(m, FUNCTIONS["flatten"](m, _charged_paid(m, parts)))
 
 
 def _token_sum(tokens: dict, keys: tuple) -> int:
@@ -3231,7 +3236,7 @@ class CodeGen:
             pay = "_paid_lists"  # (a list of flat lists or bags: their lengths summed, no walk)
             if name == "flatten" and len(paid) == 1 and _only_argument(paid[0], "_charged_paid") is not None:
                 # (a list of such lists just built, flattened: one call, one payment)
-                return f"_flatten_lists(m, {_only_argument(paid[0], '_charged_paid')})"
+                return _flattened(_only_argument(paid[0], "_charged_paid"))
         return f"{pay}(m, {result})" if pay else result
 
     def tallied_sum(self, built: str) -> str | None:
@@ -4418,6 +4423,34 @@ def _top_level_split(source: str) -> list[str]:
             start = i + 1
     parts.append(source[start:].strip())
     return parts
+
+
+def _flattened(listed: str) -> str:
+    """`_flatten_lists` of generated source `listed`, a list just built of lists of flat lists.
+    When it is written out (`[a, b]`) and each of its items is a list just built and paid for
+    by `_charged_lists` (or such a list when a test holds, else `[]`), those payments are left
+    to `_flatten_lists` (`built`), which pays them with its own: no call for each."""
+    inner = listed[1:-1] if listed[:1] == "[" and _bracket_end(listed, 0) == len(listed) - 1 else None
+    items = _top_level_split(inner) if inner else []
+    unpaid = []
+    for item in items:
+        test = ""
+        if item.startswith("(_charged_lists(m, ") and item.endswith(" else [])"):
+            end = _bracket_end(item, len("(_charged_lists"))
+            if end is None or not item.startswith(" if ", end + 1):
+                break
+            item, test = item[1:end + 1], item[end + 1:-1]  # (`_charged_lists(m, x)`, ` if c else []`)
+        built = _only_argument(item, "_charged_lists")
+        if item == "[]" and not test:
+            unpaid.append(item)
+        elif built is not None and len(_top_level_split(built)) == 1:
+            unpaid.append(f"({built}{test})" if test else built)
+        else:
+            break
+    else:
+        if unpaid:
+            return f"_flatten_lists(m, [{', '.join(unpaid)}], 1)"
+    return f"_flatten_lists(m, {listed})"
 
 
 def _first_bracket_ends(source: str) -> bool:
