@@ -335,7 +335,7 @@ define counted(p: player) = [bag(p.first), bag(p.second)]
 define more(p: player, h: hue) = [bag([h, h, white])] if h != grey else []
 define bags_of(p: player, h: hue) = flatten([counted(p), more(p, h), [bag(p.first + p.second)]])
 define pairs(p: player) = [[x, x] for x in p.second]
-define built_bags(p: player, h: hue) = flatten([[bag([x, h]) for x in p.first], [bag(p.second)] if h != grey else []])
+define built_bags(p: player, h: hue) = flatten([[bag([x, h]) for x in p.second], [bag(p.second)] if h == white else []])
 define held(p: player, h: hue) = sum(
     count([x for x in p.first where x == e]) + count(c for c in bags_of(p, h) where c[e] > 0)
     + (2 if e == red else 0) - (1 if e != white and e != h else 0) + count(s for s in pairs(p) where e in s)
@@ -356,8 +356,8 @@ score p:
 def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_as_the_reference(tmp_path):
     """flatten() of a list of lists of bags just built is one call of `_flatten_lists` (paid
     for in one payment, empty parts among them; with the parts' own payments when each is a list
-    just built, `built_bags`), and sum() of a list written out whose items
-    hold a comprehension is Python's sum() with its units in the body's tally (`tallied_sum`,
+    just built, `built_bags`, whose parts are all empty before a second turn unless white is
+    chosen), and sum() of a list written out whose items hold a comprehension is Python's sum() with its units in the body's tally (`tallied_sum`,
     the list's length recorded where it is written out): the same results and, at every budget
     short of an action's cost, the same units or the same error with the state unchanged, as the
     reference. An item compared with a constant is decided where it is written out (`folded_test`).

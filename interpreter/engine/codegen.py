@@ -342,6 +342,12 @@ def _flatten_lists(m, parts, built=0):
             break
         out += part
     else:
+        if not out:  # (no items: nothing to count, the list of parts paid for alone)
+            b = m.budget
+            b.used += 2 * len(parts)
+            if b.used > b.limit:
+                m.charge(0)
+            return out
         size = len(out) + sum(map(len, out)) if _CONTAINERS.issuperset(map(type, out)) else MAX_ITEMS + 1
         if size <= MAX_ITEMS:
             b = m.budget
@@ -3228,6 +3234,8 @@ class CodeGen:
                 paid.append(f"_charged_paid(m, {_only_argument(args[i], '_charged')})")
             elif pay == "_paid" and _only_argument(args[i], "_charged_lists") is not None:
                 paid.append(f"_charged_lists(m, {_only_argument(args[i], '_charged_lists')}, 2)")
+            elif pay == "_paid" and self.constant(args[i])[0]:
+                paid.append(args[i])  # (a number, a text, none: `_paid` pays nothing for it)
             else:
                 paid.append(f"{pay}(m, {args[i]})" if pay else args[i])
         result = f"{impl}(m{''.join(', ' + a for a in paid)})"

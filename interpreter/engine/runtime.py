@@ -1325,6 +1325,8 @@ def _score_part(m, player, label):
 
 
 def _active(m, name, player=None):
+    if not m.s.lasting:  # (most often none lasts: no generator made)
+        return False
     return any(x.name == name and (player is None or x.player in (-1, player)) for x in m.s.lasting)
 
 
