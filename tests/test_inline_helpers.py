@@ -362,7 +362,8 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     short of an action's cost, the same units or the same error with the state unchanged, as the
     reference. An item compared with a constant is decided where it is written out (`folded_test`).
     A count of the lists holding an item is 0 without a call when there are no lists (`pairs`
-    before a second turn)."""
+    before a second turn), and a comprehension over a define's list is not made when the list
+    has no items."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(BAGS)
@@ -373,6 +374,8 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     assert "if True else" in source and "if (False and " in source  # (`e == red`, `e != white and e != h`)
     assert re.search(r"\(_k\d+ [!=]= _k\d+\)", source) is None
     assert re.search(r"\(_count_in_lists\(m, (_v\d+), _k\d+, 2\) if \(\1 := ", source) is not None
+    # (a comprehension over a define's list, `built_bags`, made only when the list has items)
+    assert re.search(r"\(\[_v\d+ for _v\d+ in (_v\d+) if [^\]]*\] if \1 else \[\]\)", source) is not None
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
     for value in ("grey", "red", "white"):
         outcomes = []

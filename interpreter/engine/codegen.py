@@ -2321,7 +2321,9 @@ class CodeGen:
                 return f"({name} := range({parts[0]}, ({parts[1]}) + 1)), (_u := _u + {per} * len({name})), ", name
             return (f"({name} := range({parts[0]}, ({parts[1]}) + 1)), (len({name}) <= {MAX_ITEMS} or _too_many())"
                     f" and ((_u := _u + {per} * len({name})) + b.used <= b.limit or _over()), "), name
-        if ":=" not in src:
+        if ":=" not in src and not src.startswith("_iter(m, _d"):
+            # (a define's list is worked out first too, and no comprehension made when it has
+            # no items, as the lists some defines give most often have none)
             return "", src
         name = self.var()
         return f"({name} := {src}), ", name
