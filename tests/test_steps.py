@@ -41,14 +41,16 @@ _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "m
 _INDEXED = re.compile(r"_(s|run)\d+")
 
 
+@pytest.mark.parametrize("fast", [False, True], ids=["careful", "fast"])
 @pytest.mark.parametrize("path", GAMES, ids=[p.name for p in GAMES])
-def test_runs_hold_no_rule_text(path):
+def test_runs_hold_no_rule_text(path, fast):
     """Rule text never becomes source: no string literal at all, only the runs' own names and
-    names made of indices (the ops, their expressions, the locals' names, positions)."""
+    names made of indices (the ops, their expressions, the locals' names, positions); in the
+    careful runs and in the fast ones (tests/test_fast_runs.py)."""
     game = interpreter.load(str(path))
     generated = 0
     for code in game.compiled.codes.values():
-        source, ns, entries = steps_source(code, _leaves(game))
+        source, ns, entries = steps_source(code, _leaves(game), fast)
         generated += sum(e is not None for e in entries)
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             assert tok.type != tokenize.STRING, tok

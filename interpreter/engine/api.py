@@ -262,6 +262,8 @@ class Game:
         # game asks the same few questions again and again (at most MAX_DECISIONS_KEPT kept)
         self._decisions: dict[tuple, Decision] = {}
         self._replays = 0  # failed actions put back by playing their game again (State._put_back)
+        # Whether play runs the fast runs (runtime.Machine.fast): those of the codegen backend
+        self._fast = self.compiled.backend == "codegen"
         # Machines of states whose game ended in `apply_index`'s lean path, for the first decision
         # of a next state (a playout after another): a machine made afresh was a thirtieth of a
         # small game's playout. At most MAX_SPARE_MACHINES; taken and given by one list.pop() and
@@ -1196,6 +1198,9 @@ class State:
                             if m.memo:
                                 m.memo = {}
                             m.journal = None
+                        # the fast runs, but where chance may stop the action (explicit chance):
+                        # that stop is put back and carried out again (see below), twice the work
+                        m.fast = self.game._fast and s.chance != "explicit"
                         try:
                             value = p.values[index]
                             label = p.labels[index]
@@ -1214,6 +1219,13 @@ class State:
                             if s.pending is None or s.branches or s.over:
                                 m.run()
                         except BaseException as err:  # never leave half an action (as `_carry_out`)
+                            if m.fast and isinstance(err, Exception):
+                                # what the fast runs raise says neither where nor whether the
+                                # budget ran out first: put back, and carried out by the careful
+                                # runs, which fail (or not) as the reference does
+                                self._put_back(None, before)
+                                self._carry_out(None, s.pending, index, None, False, True)
+                                return
                             if not self._failed(err, p, index, op, before):
                                 raise
                             return
@@ -1261,7 +1273,7 @@ class State:
         self._carry_out(branch, p, index, budget, False)
 
     def _carry_out(self, branch: Branch | None, p: Pending, index: int, budget: Budget | None,
-                   undo_wanted: bool = True) -> Undo | None:
+                   undo_wanted: bool = True, careful: bool = False) -> Undo | None:
         """Apply the legal action at ``index`` of decision ``p``; on any failure, undo all of it.
         Returns what would undo it (tests check that it puts the state back exactly), or None
         when ``undo_wanted`` is false and none was made (see below). In explicit-chance mode an
@@ -1277,11 +1289,19 @@ class State:
         while no part answers after a later part of the list has (a program playing the first
         player still deciding, as playouts do). An action out of that order takes its Undo,
         and the state then no longer vouches for its lineage (played again in the merged order,
-        its game could differ: the parts share the supply's tokens)."""
+        its game could differ: the parts share the supply's tokens).
+
+        The action runs the fast runs (runtime.Machine.fast) unless ``careful``: should anything
+        be raised, it is put back and carried out again by the careful runs, whose outcome (the
+        error, its position, the budget used) is the reference's."""
         if self._shared_history:
             self._own_history()
         s = self._s
         g = self.game.compiled
+        fast = not careful and self.game._fast and s.chance != "explicit"
+        if fast:  # what a second try needs: the part acting, by its place, and the budget given as it was
+            part_at = None if branch is None else next(k for k, b in enumerate(s.branches) if b is branch)
+            given, used_before = budget, None if budget is None else budget.used
         if (not undo_wanted and budget is None and self._lineage is s
                 and runtime.push_counter is None and self.game._replays < MAX_REPLAYS
                 and (branch is None or _in_merged_order(s.branches, branch))):
@@ -1317,6 +1337,7 @@ class State:
                 if m.memo:
                     m.memo = {}
             m.journal = undo  # (its own journal; None: nothing noted)
+            m.fast = fast
             frame = (s.stack if branch is None else branch.stack)[-1]  # the choice being answered
             op = g.codes[frame.code][frame.pc]
             try:
@@ -1366,12 +1387,23 @@ class State:
             except RULE_FAULTS as err:  # raised by a `resume`, outside the step loop's own guard
                 raise RuleRuntimeError(f"this choice cannot be carried out ({python_error(err)})",
                                        getattr(op, "pos", None)) from None
-        except NeedChance as need:  # explicit chance: wait for the outcome, before the decision
+        except Exception as err:
+            if fast:  # (see above) put back, and carried out by the careful runs
+                self._put_back(undo, before)
+                if given is not None:
+                    given.used = used_before
+                if part_at is not None:  # (the parts are new ones when put back by playing again)
+                    branch = s.branches[part_at]
+                return self._carry_out(branch, (s if branch is None else branch).pending, index, given,
+                                       undo_wanted, True)
+            if isinstance(err, NeedChance):  # explicit chance: wait for the outcome, before the decision
+                self._put_back(undo, before)
+                s.chance_at = [[p.player, index, p.serial], err.key, err.cards]
+                s.tape = []
+                return undo
             self._put_back(undo, before)
-            s.chance_at = [[p.player, index, p.serial], need.key, need.cards]
-            s.tape = []
-        except RuleRuntimeError as err:
-            self._put_back(undo, before)
+            if not isinstance(err, RuleRuntimeError):
+                raise
             if err.pos is None:  # raised by a `resume`: the choice is where it happened
                 frame = (branch.stack if branch is not None else s.stack)[-1]
                 raise RuleRuntimeError(err.bare_message, getattr(g.codes[frame.code][frame.pc], "pos", None)) from None

@@ -4582,8 +4582,9 @@ _RUN_DEPTH = 24  # nested `if`s in one run at most (Python limits indentation)
 
 
 class _StepsGen:
-    def __init__(self, leaves: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, leaves: Callable[[str], bool] | None = None, fast: bool = False) -> None:
         self.leaves = leaves  # whether a procedure (by its code's key) cannot stop (`leaf_code`)
+        self.fast = fast  # the fast runs (see `run`): steps paid in sums, no positions kept
         self.ns: dict[str, Any] = {}
         self.names: dict[Any, str] = {}  # id of an object (or ("int", n): a number of the rules) -> its name
         self.source: list[str] = []
@@ -4660,8 +4661,13 @@ class _StepsGen:
         self.runs += 1
         lines: list[str] = []
         state = {"ops": 0, "loops": False}
+        fast = self.fast
 
-        def leaf(pc: int, ind: str) -> None:
+        def pay(ind: str, owed: int) -> None:
+            _pay(ind, owed, lines)
+
+        def leaf(pc: int, ind: str, owed: int) -> None:
+            pay(ind, owed)
             if pc == entry:
                 lines.append(f"{ind}continue")
                 state["loops"] = True
@@ -4681,8 +4687,9 @@ class _StepsGen:
                 lines.append(f"{ind}if m.memo:")
                 lines.append(f"{ind}    m.memo = {{}}")
 
-        def walk(pc: int, ind: str, path: frozenset, depth: int) -> None:  # noqa: C901
+        def walk(pc: int, ind: str, path: frozenset, depth: int, owed: int) -> None:  # noqa: C901
             if pc >= len(code):
+                pay(ind, owed)
                 lines.append(f"{ind}fr.pc = {len(code)}")
                 lines.append(f"{ind}return")
                 return
@@ -4691,84 +4698,90 @@ class _StepsGen:
                 # own, so no op is generated twice and the module stays small (but a few plain
                 # ops and a jump, the end of a loop's body after an `if` mostly, are generated
                 # on each way into them: the loop goes round in one run)
-                leaf(pc, ind)
+                leaf(pc, ind, owed)
                 return
             op = code[pc]
             shape = getattr(op, "shape", None)
             if shape is None and _pick_in_run(op):
                 shape = ("menu",) if getattr(op, "fixed", None) is not None else ("pick",)
             if shape is None or (path and (state["ops"] >= _RUN_OPS or depth >= _RUN_DEPTH)):
-                leaf(pc, ind)
+                leaf(pc, ind, owed)
                 return
             state["ops"] += 1
             path = path | {pc}
             o = self.name(op)
-            lines.append(f"{ind}pc = {pc}")
-            lines.append(f"{ind}b.used += 1")
-            lines.append(f"{ind}if b.used > b.limit:")
-            lines.append(f"{ind}    b.charge(0, {self.name(getattr(op, 'pos', None))})")
+            if fast:  # its step owed, paid with the others before the run may stop
+                owed += 1
+            else:
+                lines.append(f"{ind}pc = {pc}")
+                lines.append(f"{ind}b.used += 1")
+                lines.append(f"{ind}if b.used > b.limit:")
+                lines.append(f"{ind}    b.charge(0, {self.name(getattr(op, 'pos', None))})")
             kind = shape[0]
             if kind == "pick":  # a choice of items: it parks (or, on anything unusual, the op does it)
+                pay(ind, owed)
                 self.pick(op, pc, ind, lines)
                 work.append(pc + 1)  # where its answer goes on
                 return
             if kind == "menu":  # a menu of fixed options: it parks
+                pay(ind, owed)
                 self.menu(op, pc, ind, lines)
                 work.extend(op.starts)  # where its answers go on
                 return
             changes = op.changes  # (compiler._changes_state): the define memo forgotten after it
             if kind == "pass":
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "jump":
-                walk(shape[1], ind, path, depth)
+                walk(shape[1], ind, path, depth, owed)
             elif kind == "let":
                 lines.append(f"{ind}L[{self.name(shape[1])}] = {self.value(shape[2])}")
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "set":
                 lines.append(f"{ind}{self.name(shape[1])}(m, L, {self.value(shape[2])})")
                 forget(ind, changes)
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "begin":  # a `for` loop's items, paid for, and its index
                 src, items, index, where = (self.name(x) for x in shape[1:])
                 lines.append(f"{ind}_t = L[{items}] = list({src}(m, L) or ())")
-                lines.append(f"{ind}b.used += len(_t)")
+                lines.append(f"{ind}b.used += len(_t){_plus(owed)}")
                 lines.append(f"{ind}if b.used > b.limit:")
                 lines.append(f"{ind}    b.charge(0, {where})")
                 lines.append(f"{ind}L[{index}] = 0")
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, 0)
             elif kind == "log":  # a log line everyone reads, by the player whose part or turn it is
                 lines.append(f"{ind}_t = {self.name(shape[1])}(m, L)")
                 self.log_line(ind, "log", "_t", "m.s.active",
                               f"m.log({self.name('log')}, m.branch.player if m.branch is not None "
-                              f"else m.s.active, _t, None)", lines)
-                walk(pc + 1, ind, path, depth)
+                              f"else m.s.active, _t, None)", lines, owed)
+                walk(pc + 1, ind, path, depth, 0)
             elif kind == "advance" and getattr(op, "var_item", None) is not None:  # `set board[i] = v`
-                self.var_item(op, ind, lines)
+                self.var_item(op, ind, lines, owed)
                 forget(ind, changes)
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, 0)
             elif kind == "advance" and getattr(op, "turn", None) is not None:  # a turn's start (no trigger)
-                self.turn_start(op, ind, lines)
+                self.turn_start(op, ind, lines, owed)
                 forget(ind, changes)
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, 0)
             elif kind == "advance" and getattr(op, "turn_over", None) is not None:  # a turn's end (no trigger)
                 lines.append(f"{ind}if m.s.lasting:")
                 lines.append(f"{ind}    {o}(m, fr)")
                 lines.append(f"{ind}else:")
                 lines.append(f"{ind}    L.pop({self.name(op.turn_over)})")
                 forget(ind, changes)
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "forget":
                 for local in shape[1]:
                     lines.append(f"{ind}L.pop({self.name(local)}, None)")
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "advance":  # the op moves fr.pc on; each way out of a run sets it anyway
                 # (an effect gives its lean form, which leaves fr.pc alone)
                 lines.append(f"{ind}{self.name(shape[1]) if len(shape) > 1 else o}(m, fr)")
                 forget(ind, changes)
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind in ("effect", "leaf"):  # after it, the loop looks whether it stopped
                 # (an effect may raise an event, park or end the game; the code after it is
                 # an entry anyway, where the loop goes on once the triggers it started are done)
+                pay(ind, owed)
                 lines.append(f"{ind}fr.pc = {pc}")
                 lines.append(f"{ind}{o}(m, fr)")
                 forget(ind, changes)
@@ -4780,49 +4793,59 @@ class _StepsGen:
                 pairs, binding, key, where = shape[1:]
                 values = ", ".join(f"{self.name(p)}: {self.value(f)}" for p, f in pairs)
                 lines.append(f"{ind}_t = {{{values}}}")
+                pay(ind, owed)
                 lines.append(f"{ind}fr.pc = {pc + 1}")
                 if binding is not None:  # what it is if the procedure ends without `return`
                     lines.append(f"{ind}L[{self.name(binding)}] = None")
                     lines.append(f"{ind}_t[{self.name(RETURN_TO)}] = {self.name(binding)}")
                 # from here on, an error is the procedure's (the position is its op's, set by
                 # `enter`; a call too deep has its own), and the caller has moved on
-                lines.append(f"{ind}pc = {pc + 1}")
+                if not fast:
+                    lines.append(f"{ind}pc = {pc + 1}")
                 # (a procedure that cannot stop runs without its frame pushed: ``Machine.call_leaf``)
                 enter = "call_leaf" if binding is None and self.leaves is not None and self.leaves(key) else "enter"
                 lines.append(f"{ind}if not m.{enter}({self.name(key)}, _t, {self.name(where)}):")
                 lines.append(f"{ind}    return")
                 work.append(pc + 1)  # where the loop goes on when the procedure stops
-                walk(pc + 1, ind, path, depth)
+                walk(pc + 1, ind, path, depth, 0)
             elif kind == "branch":
                 lines.append(f"{ind}if {self.name(shape[1])}(m, L):")
-                walk(pc + 1, ind + "    ", path, depth + 1)
+                walk(pc + 1, ind + "    ", path, depth + 1, owed)
                 lines.append(f"{ind}else:")
-                walk(shape[2].target, ind + "    ", path, depth + 1)
+                walk(shape[2].target, ind + "    ", path, depth + 1, owed)
             elif kind == "step":
                 items, index, var = (self.name(shape[j]) for j in (1, 2, 3))
                 out = shape[4].target
                 lines.append(f"{ind}_t = L[{index}]")
                 lines.append(f"{ind}if _t >= len(L[{items}]):")
-                walk(out, ind + "    ", path, depth + 1)
+                walk(out, ind + "    ", path, depth + 1, owed)
                 lines.append(f"{ind}else:")
                 lines.append(f"{ind}    L[{var}] = L[{items}][_t]")
                 lines.append(f"{ind}    L[{index}] = _t + 1")
-                walk(pc + 1, ind + "    ", path, depth + 1)
+                walk(pc + 1, ind + "    ", path, depth + 1, owed)
             elif kind == "two":  # the op sets fr.pc to one of two places
                 out = shape[1].target
                 lines.append(f"{ind}fr.pc = {pc}")
                 lines.append(f"{ind}{o}(m, fr)")
                 lines.append(f"{ind}if fr.pc == {out}:")
-                walk(out, ind + "    ", path, depth + 1)
+                walk(out, ind + "    ", path, depth + 1, owed)
                 lines.append(f"{ind}else:")
-                walk(pc + 1, ind + "    ", path, depth + 1)
+                walk(pc + 1, ind + "    ", path, depth + 1, owed)
             else:  # pragma: no cover - a shape the compiler gives and this does not know
                 raise AssertionError(kind)
 
-        walk(entry, "            ", frozenset(), 0)
+        walk(entry, "            ", frozenset(), 0, 0)
         head = [f"def {name}(m, fr):",
                 "    L = fr.locals",
                 "    b = m.budget"]
+        if fast:  # no positions kept: any error has the action carried out again by the careful runs
+            if state["loops"]:
+                head.append("    while True:")
+                lines[:] = [line[4:] for line in lines]
+            else:
+                lines[:] = [line[8:] for line in lines]
+            self.source.append("\n".join([*head, *lines, ""]))
+            return name
         head.append("    try:")
         if state["loops"]:
             head.append("        while True:")
@@ -4834,22 +4857,24 @@ class _StepsGen:
                                       "        raise", ""]))
         return name
 
-
-    def log_line(self, ind: str, kind: str, text: str, player: str, otherwise: str, lines: list[str]) -> None:
+    def log_line(self, ind: str, kind: str, text: str, player: str, otherwise: str, lines: list[str],
+                 owed: int = 0) -> None:
         """``Machine.log`` of `text` by `player` for everyone, in place, for a line that needs
         none of its checks (the game's log short, no `simultaneously` running, a line not too
-        long): the same charge and the same line; `otherwise` (its call) does the rest."""
+        long): the same charge and the same line; `otherwise` (its call) does the rest. `owed`:
+        the steps a fast run owes (see `run`), paid with the line."""
         lines.append(f"{ind}_g = m.s")
         lines.append(f"{ind}if m.branch is None and not _g.branches and len({text}) <= {MAX_LOG_LINE} "
                      f"and len(_g.log) < {_LOG_CHECKED}:")
-        lines.append(f"{ind}    b.used += len({text})")
+        lines.append(f"{ind}    b.used += len({text}){_plus(owed)}")
         lines.append(f"{ind}    if b.used > b.limit:")
         lines.append(f"{ind}        b.charge(0)")
         lines.append(f"{ind}    _g.log.append([{self.name(kind)}, {player}, {text}])")
         lines.append(f"{ind}else:")
+        _pay(ind + "    ", owed, lines)
         lines.append(f"{ind}    {otherwise}")
 
-    def var_item(self, op: Any, ind: str, lines: list[str]) -> None:
+    def var_item(self, op: Any, ind: str, lines: list[str], owed: int = 0) -> None:
         """`set xs[i] = v` of a var whose type says it holds no lists (``compiler.set_var_item``),
         `i` a local, in place: for a list, `i` a whole number inside it, outside `simultaneously`,
         what the op does (the new list paid for by its length, noted in the journal, stored);
@@ -4860,15 +4885,17 @@ class _StepsGen:
         lines.append(f"{ind}_x = L.get({local}, {miss})")
         lines.append(f"{ind}if type(_c) is not list or type(_x) is not int or not 0 <= _x < len(_c) "
                      f"or m.branch is not None or len(_c) > {MAX_ITEMS}:")
+        _pay(ind + "    ", owed, lines)
         lines.append(f"{ind}    {self.name(op)}(m, fr)")
         lines.append(f"{ind}else:")
         lines.append(f"{ind}    _t = _c[:]")
         lines.append(f"{ind}    _t[_x] = _v = {self.value(op.var_item[2])}")
         lines.append(f"{ind}    if type(_v) is list or type(_v) is dict:  # (a value of another type than the var's)")
+        _pay(ind + "        ", owed, lines)
         lines.append(f"{ind}        {self.name(charge_value)}(m, _t, {where})")
         lines.append(f"{ind}        m.set_var({name}, _t)")
         lines.append(f"{ind}    else:")
-        lines.append(f"{ind}        b.used += len(_t)")
+        lines.append(f"{ind}        b.used += len(_t){_plus(owed)}")
         lines.append(f"{ind}        if b.used > b.limit:")
         lines.append(f"{ind}            b.charge(0, {where})")
         lines.append(f"{ind}        _j = m.journal")
@@ -4876,7 +4903,7 @@ class _StepsGen:
         lines.append(f"{ind}            _j.vars[{name}] = _c")
         lines.append(f"{ind}        m.s.vars[{name}] = _t")
 
-    def turn_start(self, op: Any, ind: str, lines: list[str]) -> None:
+    def turn_start(self, op: Any, ind: str, lines: list[str], owed: int = 0) -> None:
         """A turn's start (``compiler.turn_stmt``'s `begin`) that raises no event a trigger
         answers, its player a local, in place: what `begin` does when no `once` marks and no
         lasting modifiers are held, the player a seat; anything else is `begin`'s (called)."""
@@ -4886,13 +4913,14 @@ class _StepsGen:
         lines.append(f"{ind}_g = m.s")
         lines.append(f"{ind}_tl = m.game.turn_lines")
         lines.append(f"{ind}if type(_x) is not int or not 0 <= _x < len(_tl) or _g.once or _g.lasting:")
+        _pay(ind + "    ", owed, lines)
         lines.append(f"{ind}    {self.name(op)}(m, fr)")
         lines.append(f"{ind}else:")
         lines.append(f"{ind}    L[{self.name(saved)}] = _x")
         lines.append(f"{ind}    _g.active = _x")
         lines.append(f"{ind}    _g.turn += 1")
         lines.append(f"{ind}    _t = _tl[_x]")
-        self.log_line(ind + "    ", "turn", "_t", "_x", f"m.log({self.name('turn')}, _x, _t)", lines)
+        self.log_line(ind + "    ", "turn", "_t", "_x", f"m.log({self.name('turn')}, _x, _t)", lines, owed)
 
     def menu(self, op: Any, pc: int, ind: str, lines: list[str]) -> None:
         """A menu whose options are always open and whose labels and prompt are plain texts
@@ -4918,6 +4946,19 @@ class _StepsGen:
         lines.append(f"{ind}if not {self.name(op.written)}(m, fr, {self.name(op.chooser)}, {self.name(op.prompt)}):")
         lines.append(f"{ind}    {o}(m, fr)")
         lines.append(f"{ind}return")
+
+
+def _pay(ind: str, owed: int, lines: list[str]) -> None:
+    """A fast run's steps owed since its last payment (see `_StepsGen.run`), paid and checked."""
+    if owed:
+        lines.append(f"{ind}b.used += {owed}")
+        lines.append(f"{ind}if b.used > b.limit:")
+        lines.append(f"{ind}    b.charge(0)")
+
+
+def _plus(owed: int) -> str:
+    """A fast run's steps owed, added to a payment of its own."""
+    return f" + {owed}" if owed else ""
 
 
 _TAIL_OPS = 4  # the most ops before its jump of code generated again on each way into it
@@ -4984,10 +5025,12 @@ def leaf_code(code: list) -> bool:
     return bool(code) and all((getattr(op, "shape", None) or ("",))[0] in _LEAF_KINDS for op in code)
 
 
-def steps_source(code: list, leaves: Callable[[str], bool] | None = None) -> tuple[str, dict[str, Any], list[str | None]]:
+def steps_source(code: list, leaves: Callable[[str], bool] | None = None,
+                 fast: bool = False) -> tuple[str, dict[str, Any], list[str | None]]:
     """The generated runs of one code: their source, its namespace, and per pc the run's name.
-    ``leaves``: whether a procedure called, by its code's key, cannot stop (`leaf_code`)."""
-    gen = _StepsGen(leaves)
+    ``leaves``: whether a procedure called, by its code's key, cannot stop (`leaf_code`);
+    ``fast``: the fast runs (see `_StepsGen.run`)."""
+    gen = _StepsGen(leaves, fast)
     entries = gen.code(code)
     return "\n".join(gen.source), gen.ns, entries
 
@@ -5010,11 +5053,11 @@ def quiet_effects(code: list, triggers: dict) -> list:
     return out
 
 
-def code_runs(code: list, leaves: Callable[[str], bool] | None = None) -> list:
+def code_runs(code: list, leaves: Callable[[str], bool] | None = None, fast: bool = False) -> list:
     """Per pc of one code (its ops), the generated run that starts there, or None (see above).
 
     Made when the code first runs (``Machine._steps``), not at load: a load stays as fast as it
     was, and only the codes a game uses are ever generated (a few milliseconds in all)."""
-    source, ns, entries = steps_source(code, leaves)
+    source, ns, entries = steps_source(code, leaves, fast)
     exec(compile(source, "<rulelang steps>", "exec"), ns)  # noqa: S102 - no rule text in it (see above)
     return [ns[e] if e is not None else None for e in entries]

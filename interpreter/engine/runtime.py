@@ -90,7 +90,7 @@ def _op_at(code: list, pc: int) -> Any:
 
 class Machine:
     __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos", "calls",
-                 "seed_mode")
+                 "seed_mode", "fast")
 
     def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None,
                  chance_ok: bool = False):
@@ -119,6 +119,11 @@ class Machine:
         # stops the run at the first effect that may draw from the seeded generator (`seed_point`);
         # a number replays from there, the budget set to what the recorded run had spent by then.
         self.seed_mode: str | int | None = None
+        # Whether the generated runs are the fast ones (``game.fast_runs``, codegen._StepsGen.run):
+        # they pay an op's step with others, so an error in them tells neither where it happened
+        # nor whether the budget ran out first. Only an action that is put back and carried out
+        # again by the careful runs should anything be raised (api.State._carry_out) runs them.
+        self.fast = False
 
     def renew(self, state: GameState) -> None:
         """Serve `state` as a machine made for it now would (with ``chance_ok`` as it was):
@@ -133,6 +138,7 @@ class Machine:
         self.log_chars = None
         self.journal = None
         self.seed_mode = None
+        self.fast = False
 
     # ---- the step loop
     def run(self) -> None:
@@ -166,7 +172,7 @@ class Machine:
         row, in place; an op without one is called here. The ops of the frame on top run in an
         inner loop, which looks the frame's code up once rather than once per op."""
         s = self.s
-        runs_of = self.game.runs
+        runs_of = self.game.fast_runs if self.fast else self.game.runs
         b = self.budget
         while stack and waits.pending is None and not s.over and (not s.branches) is not in_branch:
             frame = stack[-1]
@@ -245,7 +251,7 @@ class Machine:
         stack.append(frame)
         if depth >= DESCEND_DEPTH:
             return False
-        code, end, runs = self.game.runs.get(key) or self.code_runs(key)
+        code, end, runs = (self.game.fast_runs if self.fast else self.game.runs).get(key) or self.code_runs(key)
         op = None
         try:
             while True:
@@ -280,12 +286,15 @@ class Machine:
                                    getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
 
     def code_runs(self, key: str) -> tuple[list, int, list]:
-        """A code's ops, how many, and their runs (``game_runs``), kept in ``game.runs``."""
-        code = self.game.codes[key]
-        found = self.game.runs[key] = (code, len(code), self.game_runs(key, code))
+        """A code's ops, how many, and their runs (``game_runs``), kept in ``game.runs`` (the
+        fast ones in ``game.fast_runs``)."""
+        game = self.game
+        code = game.codes[key]
+        fast = self.fast
+        found = (game.fast_runs if fast else game.runs)[key] = (code, len(code), self.game_runs(key, code, fast))
         return found
 
-    def game_runs(self, key: str, code: list) -> list:
+    def game_runs(self, key: str, code: list, fast: bool = False) -> list:
         """The generated runs of a code, made the first time it runs (none with the reference)."""
         if self.game.backend != "codegen":
             return [None] * len(code)
@@ -296,7 +305,7 @@ class Machine:
         def leaves(callee: str) -> bool:
             found = game.codes.get(callee)
             return found is not None and leaf_code(quiet_effects(found, game.triggers))
-        return code_runs(quiet_effects(code, game.triggers), leaves)
+        return code_runs(quiet_effects(code, game.triggers), leaves, fast)
 
     def call_leaf(self, key: str, local_values: dict, pos=None) -> bool:
         """``enter`` of a procedure that cannot stop (``codegen.leaf_code``: no choice, no call,
@@ -325,7 +334,7 @@ class Machine:
         frame.code = key
         frame.pc = 0
         frame.locals = local_values
-        code, end, runs = self.game.runs.get(key) or self.code_runs(key)
+        code, end, runs = (self.game.fast_runs if self.fast else self.game.runs).get(key) or self.code_runs(key)
         try:
             run = runs[0]
             while run is not None:

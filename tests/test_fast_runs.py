@@ -1,0 +1,131 @@
+"""The fast runs (codegen `_StepsGen.run` with ``fast``, runtime `Machine.fast`): an action is
+carried out by runs that pay their ops' steps in sums and keep no position; should anything be
+raised, the action is put back and carried out again by the careful runs. So whatever the
+budget and whatever fails, an action comes to exactly what the careful runs make of it: the
+same error at the same position, the same units paid, the same state (and the reference, the
+oracle of tests/test_backends.py, makes the same of it as the careful runs)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.engine.budget import Budget
+from interpreter.tools.simulate import next_player
+from rulelang.diagnostics import RuleRuntimeError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _outcome(game, seed, players, moves, last, limit):
+    """Action `last` (an index) after `moves`, paid from a budget of `limit` (None: the state's
+    own, the lean path of apply_index): (error, units used, log added, state after)."""
+    state = game.new_game(players=players, seed=seed)
+    for move in moves:
+        state.apply_index(move, next_player(state))
+    before = state.clone()
+    budget = Budget(limit) if limit is not None else None
+    try:
+        state.apply_index(last, next_player(state), budget)
+    except RuleRuntimeError as err:
+        assert state.s == before.s  # refused: the state as it was
+        return str(err), budget.used if budget else None, None, None
+    return None, budget.used if budget else None, state.s.log[len(before.s.log):], state.to_json()
+
+
+def _both(path, seed, players, moves, last, limits):
+    """The outcomes of the fast runs and of the careful runs alone, at each budget."""
+    fast = interpreter.load(str(path), cache=False)
+    careful = interpreter.load(str(path), cache=False)
+    careful._fast = False
+    got = [[_outcome(game, seed, players, moves, last, limit) for limit in limits] for game in (fast, careful)]
+    assert fast.compiled.fast_runs and not careful.compiled.fast_runs  # each played its own runs
+    return got
+
+
+def _moves(path, players, seed, count):
+    game = interpreter.load(str(path))
+    state = game.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    moves = []
+    while not state.is_over and len(moves) < count:
+        moves.append(rng.randrange(state.num_actions(next_player(state))))
+        state.apply_index(moves[-1], next_player(state))
+    return moves
+
+
+@pytest.mark.parametrize(("name", "players"), [("tic_tac_toe", 2), ("kuhn_poker", 2)])
+def test_fast_runs_fail_as_the_careful_ones_at_every_budget(name, players):
+    path = ROOT / "examples" / "games" / name
+    moves = _moves(path, players, 5, 9)
+    for at in range(len(moves)):
+        fast, careful = _both(path, 5, players, moves[:at], moves[at], [None])
+        assert fast == careful and fast[0][0] is None
+        cost = _outcome(interpreter.load(str(path)), 5, players, moves[:at], moves[at], 10**6)[1]
+        fast, careful = _both(path, 5, players, moves[:at], moves[at], range(cost + 2))
+        assert fast == careful
+        assert fast[cost - 1][0] is not None and fast[cost][0] is None  # (short of its cost, it fails)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "players"), [("plunderbund", 3), ("welcome_to", 2), ("off_plan", 2)])
+def test_fast_runs_fail_as_the_careful_ones_at_budgets_of_the_big_games(name, players):
+    path = ROOT / "games" / name
+    moves = _moves(path, players, 7, 40)
+    for at in range(0, len(moves), 8):
+        cost = _outcome(interpreter.load(str(path)), 7, players, moves[:at], moves[at], 10**6)[1]
+        limits = sorted({*range(0, cost + 2, max(1, cost // 60)), cost - 1, cost, None} - {-1},
+                        key=lambda x: -1 if x is None else x)
+        fast, careful = _both(path, 7, players, moves[:at], moves[at], limits)
+        assert fast == careful
+
+
+FAILING = """game "Faults"
+players 2 to 2
+var total: int = 0
+var squares: list of int = [1, 2, 3]
+flow:
+    for p in players:
+        turn p:
+            choose n in [0, 1, 2, 3, 4] by p
+            set total = total + n
+            log "{p} takes {n}"
+            if n == 1:
+                set total = 100 / (n - 1)
+            if n == 2:
+                set total = squares[n + 5]
+            if n == 3:
+                let k = 0
+                while true max 2000000:
+                    set k = k + 1
+            set total = total + 1
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1, 2, 3, 4])
+def test_an_action_failing_on_the_lean_path_fails_as_the_reference(tmp_path, choice):
+    """An action of apply_index's lean path (the state's own budget) that fails in a fast run
+    (a division by zero, an index past the end, a loop that spends the whole budget) is refused
+    with the reference's error and position, the state unchanged; the game goes on."""
+    (tmp_path / "game.rules").write_text(FAILING)
+    outcomes = []
+    for backend in ("reference", "codegen"):
+        game = interpreter.load(str(tmp_path), backend=backend, cache=False)
+        state = game.new_game(players=2, seed=0)
+        state.apply_index(0)
+        before = state.clone()
+        try:
+            state.apply_index(choice)
+            outcomes.append((None, state.to_json()))
+        except RuleRuntimeError as err:
+            assert state.s == before.s
+            outcomes.append((str(err), None))
+            state.apply_index(4)  # the game goes on
+            assert state.is_over and state.s.vars["total"] == 6
+    assert outcomes[0] == outcomes[1]
+    assert (outcomes[0][0] is None) == (choice in (0, 4))
+    if choice == 3:
+        assert "more than 1000000 steps" in outcomes[0][0]
