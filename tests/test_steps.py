@@ -46,20 +46,29 @@ _INDEXED = re.compile(r"_(s|run)\d+")
 def test_runs_hold_no_rule_text(path, fast):
     """Rule text never becomes source: no string literal at all, only the runs' own names and
     names made of indices (the ops, their expressions, the locals' names, positions); in the
-    careful runs and in the fast ones (tests/test_fast_runs.py)."""
+    careful runs and in the fast ones (tests/test_fast_runs.py), which also write expressions'
+    bodies of the game's generated module in place: those bring the module's names (its own
+    source holds no rule text either: tests/test_backends.py), whole numbers and its `''`."""
     game = interpreter.load(str(path))
-    generated = 0
+    module = game.compiled.generated
+    module_names = {tok.string for tok in tokenize.generate_tokens(io.StringIO("\n".join(module.source)).readline)
+                    if tok.type == tokenize.NAME}
+    generated = inlined = 0
     for code in game.compiled.codes.values():
-        source, ns, entries = steps_source(code, _leaves(game), fast)
+        source, ns, entries = steps_source(code, _leaves(game), fast, module)
         generated += sum(e is not None for e in entries)
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            assert tok.type != tokenize.STRING, tok
+            assert tok.type != tokenize.STRING or (fast and tok.string == "''"), tok  # (the module's `''.join`)
             if tok.type == tokenize.NAME:
-                assert tok.string in _OWN or keyword.iskeyword(tok.string) or _INDEXED.fullmatch(tok.string), tok
+                own = tok.string in _OWN or keyword.iskeyword(tok.string) or _INDEXED.fullmatch(tok.string)
+                assert own or (fast and tok.string in module_names), tok
+                inlined += not own
             if tok.type == tokenize.NUMBER:
-                assert tok.string.isdigit(), tok  # pcs only
-        assert all(isinstance(k, str) and _INDEXED.fullmatch(k) for k in ns)
+                assert tok.string.isdigit(), tok  # pcs only (and, in fast runs, numbers of the module)
+        for k, v in ns.items():
+            assert isinstance(k, str) and (_INDEXED.fullmatch(k) or (fast and module.ns[k] is v))
     assert generated > 0
+    assert (inlined > 0) == fast
 
 
 def _leaves(game):

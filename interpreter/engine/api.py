@@ -1198,9 +1198,9 @@ class State:
                             if m.memo:
                                 m.memo = {}
                             m.journal = None
-                        # the fast runs, but where chance may stop the action (explicit chance):
-                        # that stop is put back and carried out again (see below), twice the work
-                        m.fast = self.game._fast and s.chance != "explicit"
+                        # the fast runs (see `_carry_out`), but where chance may stop the action
+                        # (explicit chance): that stop would be put back and carried out again
+                        m.fast = self.game._fast and s.chance != "explicit" and not s.unordered
                         try:
                             value = p.values[index]
                             label = p.labels[index]
@@ -1298,7 +1298,7 @@ class State:
             self._own_history()
         s = self._s
         g = self.game.compiled
-        fast = not careful and self.game._fast and s.chance != "explicit"
+        fast = not careful and self.game._fast and s.chance != "explicit" and not s.unordered
         if fast:  # what a second try needs: the part acting, by its place, and the budget given as it was
             part_at = None if branch is None else next(k for k, b in enumerate(s.branches) if b is branch)
             given, used_before = budget, None if budget is None else budget.used

@@ -1027,6 +1027,7 @@ class CodeGen:
         self.remembering: set[str] = set()  # defines whose function only remembers results in the define memo
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
+        self.run_bodies: dict[str, tuple[str, list[str]]] | None = None  # see `run_body`
         self.filters: list[types.FunctionType] = []
         self.picks: list[types.FunctionType] = []  # choices of items (`pick`)
         self.source: list[str] = []
@@ -1124,6 +1125,7 @@ class CodeGen:
             self.cook_slot(e)
             fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
             self.functions.append((fn, self.body_names[i], i))
+            fn.body_name = self.body_names[i]  # type: ignore[attr-defined] - (see `run_body`)
             if local is not None:
                 fn.local = local  # type: ignore[attr-defined] - (see below)
             if kind == "expr" and isinstance(e, n.Lit):
@@ -1189,7 +1191,29 @@ class CodeGen:
             self.source.append(f"def {name}(m, L, _i=None):\n{body}")
         fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
         self.functions.append((fn, name, i))
+        fn.body_name = name  # type: ignore[attr-defined] - (see `run_body`)
         return fn
+
+    def run_body(self, fn: Any) -> tuple[str, list[str]] | None:
+        """What the fast runs write in place of a call of expression function `fn` (see
+        `_StepsGen.call`): its body's expression and the names of this module it reads, or None
+        when it is not a plain expression (a local read, a constant, anything with more lines).
+        The body's fallback to the slow path is left out: in a fast run anything raised has the
+        action carried out again by the careful runs. So is the guard of explicit chance: the
+        fast runs never run while a zone's order is unknown (api.State._carry_out)."""
+        name = getattr(fn, "body_name", None)
+        if name is None:
+            return None
+        if self.run_bodies is None:
+            self.run_bodies = {}
+            for src in self.source:
+                found = _INLINABLE.fullmatch(src)
+                if found is not None:
+                    body = found.group(2)
+                    names = sorted({word for word in _WORD.findall(body) if word in self.ns})
+                    if not _RUN_LOCALS.intersection(_WORD.findall(body)):
+                        self.run_bodies[found.group(1)] = (body, names)
+        return self.run_bodies.get(name)
 
     def filter(self, cond, var: str, labels: bool = False):
         """The items of a list that meet a choice's `where` (or, with `labels`, the label of each
@@ -4577,14 +4601,27 @@ def _is_node(cls: type) -> bool:
 # locals' names and the positions are read from the run's namespace by names made of indices;
 # the only literals are pcs.
 
+# An expression's function of one of the plain shapes `CodeGen.function` makes (its body one
+# line), and the names a body written into a fast run may not hold (the run's own locals).
+_INLINABLE = re.compile(
+    r"def (_e\d+)\(m, L, _i=None\):\n"
+    r"(?:    if m\.s\.unordered:\n        return _refs\[_i\]\(m, L\)\n)?"
+    r"(?:    used = m\.budget\.used\n    memo_size = len\(m\.memo\)\n)?"
+    r"    try:\n        return (.*)\n    except _FAULTS:\n"
+    r"        return _slow\(_i, m, L, (?:used, memo_size|m\.budget\.used, len\(m\.memo\))\)\n?")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_RUN_LOCALS = frozenset(("_i", "used", "memo_size", "b", "fr", "pc", "_t", "_x", "_c", "_g", "_l", "_j", "_tl", "_v"))
+
 _RUN_OPS = 48  # ops generated into one run at most (the code after an `if` is generated per branch)
 _RUN_DEPTH = 24  # nested `if`s in one run at most (Python limits indentation)
 
 
 class _StepsGen:
-    def __init__(self, leaves: Callable[[str], bool] | None = None, fast: bool = False) -> None:
+    def __init__(self, leaves: Callable[[str], bool] | None = None, fast: bool = False,
+                 module: CodeGen | None = None) -> None:
         self.leaves = leaves  # whether a procedure (by its code's key) cannot stop (`leaf_code`)
         self.fast = fast  # the fast runs (see `run`): steps paid in sums, no positions kept
+        self.module = module if fast else None  # the game's generated module, whose bodies fast runs write in place
         self.ns: dict[str, Any] = {}
         self.names: dict[Any, str] = {}  # id of an object (or ("int", n): a number of the rules) -> its name
         self.source: list[str] = []
@@ -4621,6 +4658,19 @@ class _StepsGen:
         if type(local) is str:
             miss = self.name(_MISS)
             return f"(_l if (_l := L.get({self.name(local)}, {miss})) is not {miss} else {self.name(f)}(m, L))"
+        return self.call(f)
+
+    def call(self, f: Any) -> str:
+        """Source working out expression function `f` by its call, or, in a fast run, its body
+        written in place (``CodeGen.run_body``), the module's names it reads put in the run's
+        namespace (the very objects: the module is finished when runs are made)."""
+        if self.module is not None:
+            found = self.module.run_body(f)
+            if found is not None:
+                body, names = found
+                for name in names:
+                    self.ns[name] = self.module.ns[name]
+                return f"({body})"
         return f"{self.name(f)}(m, L)"
 
     def code(self, code: list) -> list[str | None]:
@@ -4741,15 +4791,16 @@ class _StepsGen:
                 forget(ind, changes)
                 walk(pc + 1, ind, path, depth, owed)
             elif kind == "begin":  # a `for` loop's items, paid for, and its index
-                src, items, index, where = (self.name(x) for x in shape[1:])
-                lines.append(f"{ind}_t = L[{items}] = list({src}(m, L) or ())")
+                src = self.call(shape[1])
+                items, index, where = (self.name(x) for x in shape[2:])
+                lines.append(f"{ind}_t = L[{items}] = list({src} or ())")
                 lines.append(f"{ind}b.used += len(_t){_plus(owed)}")
                 lines.append(f"{ind}if b.used > b.limit:")
                 lines.append(f"{ind}    b.charge(0, {where})")
                 lines.append(f"{ind}L[{index}] = 0")
                 walk(pc + 1, ind, path, depth, 0)
             elif kind == "log":  # a log line everyone reads, by the player whose part or turn it is
-                lines.append(f"{ind}_t = {self.name(shape[1])}(m, L)")
+                lines.append(f"{ind}_t = {self.call(shape[1])}")
                 self.log_line(ind, "log", "_t", "m.s.active",
                               f"m.log({self.name('log')}, m.branch.player if m.branch is not None "
                               f"else m.s.active, _t, None)", lines, owed)
@@ -4809,7 +4860,7 @@ class _StepsGen:
                 work.append(pc + 1)  # where the loop goes on when the procedure stops
                 walk(pc + 1, ind, path, depth, 0)
             elif kind == "branch":
-                lines.append(f"{ind}if {self.name(shape[1])}(m, L):")
+                lines.append(f"{ind}if {self.call(shape[1])}:")
                 walk(pc + 1, ind + "    ", path, depth + 1, owed)
                 lines.append(f"{ind}else:")
                 walk(shape[2].target, ind + "    ", path, depth + 1, owed)
@@ -5025,12 +5076,13 @@ def leaf_code(code: list) -> bool:
     return bool(code) and all((getattr(op, "shape", None) or ("",))[0] in _LEAF_KINDS for op in code)
 
 
-def steps_source(code: list, leaves: Callable[[str], bool] | None = None,
-                 fast: bool = False) -> tuple[str, dict[str, Any], list[str | None]]:
+def steps_source(code: list, leaves: Callable[[str], bool] | None = None, fast: bool = False,
+                 module: CodeGen | None = None) -> tuple[str, dict[str, Any], list[str | None]]:
     """The generated runs of one code: their source, its namespace, and per pc the run's name.
     ``leaves``: whether a procedure called, by its code's key, cannot stop (`leaf_code`);
-    ``fast``: the fast runs (see `_StepsGen.run`)."""
-    gen = _StepsGen(leaves, fast)
+    ``fast``: the fast runs (see `_StepsGen.run`), with the bodies of `module`'s expressions
+    written in place."""
+    gen = _StepsGen(leaves, fast, module)
     entries = gen.code(code)
     return "\n".join(gen.source), gen.ns, entries
 
@@ -5053,11 +5105,12 @@ def quiet_effects(code: list, triggers: dict) -> list:
     return out
 
 
-def code_runs(code: list, leaves: Callable[[str], bool] | None = None, fast: bool = False) -> list:
+def code_runs(code: list, leaves: Callable[[str], bool] | None = None, fast: bool = False,
+              module: CodeGen | None = None) -> list:
     """Per pc of one code (its ops), the generated run that starts there, or None (see above).
 
     Made when the code first runs (``Machine._steps``), not at load: a load stays as fast as it
     was, and only the codes a game uses are ever generated (a few milliseconds in all)."""
-    source, ns, entries = steps_source(code, leaves, fast)
+    source, ns, entries = steps_source(code, leaves, fast, module)
     exec(compile(source, "<rulelang steps>", "exec"), ns)  # noqa: S102 - no rule text in it (see above)
     return [ns[e] if e is not None else None for e in entries]
