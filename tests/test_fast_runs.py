@@ -90,7 +90,7 @@ var squares: list of int = [1, 2, 3]
 flow:
     for p in players:
         turn p:
-            choose n in [0, 1, 2, 3, 4] by p
+            choose n in [0, 1, 2, 3, 4, 5] by p
             set total = total + n
             log "{p} takes {n}"
             if n == 1:
@@ -101,14 +101,19 @@ flow:
                 let k = 0
                 while true max 2000000:
                     set k = k + 1
+            if n == 5:
+                let j = 0
+                while j < 100 max 5:
+                    set j = j + 1
             set total = total + 1
 """
 
 
-@pytest.mark.parametrize("choice", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("choice", [0, 1, 2, 3, 4, 5])
 def test_an_action_failing_on_the_lean_path_fails_as_the_reference(tmp_path, choice):
     """An action of apply_index's lean path (the state's own budget) that fails in a fast run
-    (a division by zero, an index past the end, a loop that spends the whole budget) is refused
+    (a division by zero, an index past the end, a loop that spends the whole budget, a loop past
+    its `max`) is refused
     with the reference's error and position, the state unchanged; the game goes on."""
     (tmp_path / "game.rules").write_text(FAILING)
     outcomes = []
@@ -129,3 +134,5 @@ def test_an_action_failing_on_the_lean_path_fails_as_the_reference(tmp_path, cho
     assert (outcomes[0][0] is None) == (choice in (0, 4))
     if choice == 3:
         assert "more than 1000000 steps" in outcomes[0][0]
+    if choice == 5:
+        assert "more than its `max 5` times" in outcomes[0][0]

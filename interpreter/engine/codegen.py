@@ -4646,11 +4646,7 @@ class _StepsGen:
         if type(literal) is tuple and len(literal) == 1 and (literal[0] is None or type(literal[0]) in (int, bool, str)):
             value = literal[0]
             if type(value) is int:  # (a number of the rules, read from the namespace too: no rule text in the source)
-                known = self.names.get(("int", value))
-                if known is None:
-                    known = self.names[("int", value)] = f"_s{len(self.names)}"
-                    self.ns[known] = value
-                return known
+                return self.number(value)
             return self.name(value)
         if getattr(f, "empty_list", False) is True:  # `[]`: a new empty list, as its function makes
             return "[]"
@@ -4659,6 +4655,14 @@ class _StepsGen:
             miss = self.name(_MISS)
             return f"(_l if (_l := L.get({self.name(local)}, {miss})) is not {miss} else {self.name(f)}(m, L))"
         return self.call(f)
+
+    def number(self, value: int) -> str:
+        """A number of the rules, by its name in the namespace."""
+        known = self.names.get(("int", value))
+        if known is None:
+            known = self.names[("int", value)] = f"_s{len(self.names)}"
+            self.ns[known] = value
+        return known
 
     def call(self, f: Any) -> str:
         """Source working out expression function `f` by its call, or, in a fast run, its body
@@ -4874,6 +4878,17 @@ class _StepsGen:
                 lines.append(f"{ind}    L[{var}] = L[{items}][_t]")
                 lines.append(f"{ind}    L[{index}] = _t + 1")
                 walk(pc + 1, ind + "    ", path, depth + 1, owed)
+            elif kind == "two" and fast and getattr(op, "loop", None) is not None:  # a `while`'s test, in place
+                cond, counter, limit = op.loop
+                out = shape[1].target
+                lines.append(f"{ind}if {self.call(cond)}:")
+                lines.append(f"{ind}    _t = L[{self.name(counter)}] = L[{self.name(counter)}] + 1")
+                if limit is not None:  # (past it, the careful runs say so)
+                    lines.append(f"{ind}    if _t > {self.number(limit)}:")
+                    lines.append(f"{ind}        {self.name(_over)}()")
+                walk(pc + 1, ind + "    ", path, depth + 1, owed)
+                lines.append(f"{ind}else:")
+                walk(out, ind + "    ", path, depth + 1, owed)
             elif kind == "two":  # the op sets fr.pc to one of two places
                 out = shape[1].target
                 lines.append(f"{ind}fr.pc = {pc}")

@@ -1420,6 +1420,7 @@ class _Compiler:
             if limit is not None and L[counter] > limit:
                 raise RuleRuntimeError(f"this loop ran more than its `max {limit}` times", pos)
             fr.pc += 1
+        test.loop = (cond, counter, limit)  # type: ignore[attr-defined] - what a fast run does in place
         ops.append(_wrap(test, s.pos, ("two", out)))
         self.block(s.body, ops)
         ops.append(_goto(top, s.pos))
