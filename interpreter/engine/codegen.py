@@ -3265,6 +3265,11 @@ class CodeGen:
             else:
                 paid.append(f"{pay}(m, {args[i]})" if pay else args[i])
         result = f"{impl}(m{''.join(', ' + a for a in paid)})"
+        if (name == "range" and len(args) == 2 and not e.kwargs and all(_literal_int(a) for a in paid)
+                and int(paid[1]) - int(paid[0]) <= MAX_ITEMS):
+            # a range between two numbers written out (a choice of a square): the list `_range`
+            # makes, without its call (its length checked here), paid for as its result
+            result = f"list(range({paid[0]}, {int(paid[1]) + 1}))"
         pay = self.pay(self.type_of(e))
         if pay == "_paid" and self.charged(self.type_of(e)) == "_charged_lists":
             pay = "_paid_lists"  # (a list of flat lists or bags: their lengths summed, no walk)
