@@ -136,3 +136,46 @@ def test_an_action_failing_on_the_lean_path_fails_as_the_reference(tmp_path, cho
         assert "more than 1000000 steps" in outcomes[0][0]
     if choice == 5:
         assert "more than its `max 5` times" in outcomes[0][0]
+
+
+PARTS = """game "Parts"
+players 3 to 3
+var total: int = 0
+var bid per player: int = 0
+var squares: list of int = [1, 2, 3]
+flow:
+    simultaneously for p in players:
+        choose n in [0, 1, 2] by p
+        set p.bid = n
+        if n == 1:
+            set p.bid = squares[n + 5]
+        choose k in [0, 1] by p
+        set p.bid = p.bid + k
+    set total = sum([q.bid for q in players])
+"""
+
+
+@pytest.mark.parametrize("player", [0, 1, 2])
+def test_a_part_failing_in_a_fast_run_fails_as_the_reference(tmp_path, player):
+    """In a `simultaneously` step, a part's action that fails (an index past the end) on the
+    path that puts the state back by playing its game again (the parts are new ones then) is
+    refused with the reference's error, the parts as they were; every part then plays on."""
+    (tmp_path / "game.rules").write_text(PARTS)
+    outcomes = []
+    for backend in ("reference", "codegen"):
+        game = interpreter.load(str(tmp_path), backend=backend, cache=False)
+        state = game.new_game(players=3, seed=0)
+        for p in range(player):  # the parts before it have answered (the order a playout plays in)
+            state.apply_index(2, p)
+        before = state.clone()
+        with pytest.raises(RuleRuntimeError) as info:
+            state.apply_index(1, player)
+        assert state.s == before.s
+        for p in range(3):
+            if p >= player:
+                state.apply_index(0, p)
+        while not state.is_over:
+            state.apply_index(1, next_player(state))
+        outcomes.append((str(info.value), state.to_json()))
+    assert outcomes[0] == outcomes[1]
+    assert "index" in outcomes[0][0] or "past" in outcomes[0][0] or "list" in outcomes[0][0]

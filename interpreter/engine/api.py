@@ -1299,8 +1299,7 @@ class State:
         s = self._s
         g = self.game.compiled
         fast = not careful and self.game._fast and s.chance != "explicit" and not s.unordered
-        if fast:  # what a second try needs: the part acting, by its place, and the budget given as it was
-            part_at = None if branch is None else next(k for k, b in enumerate(s.branches) if b is branch)
+        if fast:  # what a second try needs: the budget given, as it was
             given, used_before = budget, None if budget is None else budget.used
         if (not undo_wanted and budget is None and self._lineage is s
                 and runtime.push_counter is None and self.game._replays < MAX_REPLAYS
@@ -1392,8 +1391,8 @@ class State:
                 self._put_back(undo, before)
                 if given is not None:
                     given.used = used_before
-                if part_at is not None:  # (the parts are new ones when put back by playing again)
-                    branch = s.branches[part_at]
+                if branch is not None and undo is None:  # (put back by playing again: the parts are new ones)
+                    branch = s.branches[next(k for k, b in enumerate(before[4][0]) if b is branch)]
                 return self._carry_out(branch, (s if branch is None else branch).pending, index, given,
                                        undo_wanted, True)
             if isinstance(err, NeedChance):  # explicit chance: wait for the outcome, before the decision
