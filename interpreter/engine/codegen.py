@@ -52,6 +52,7 @@ from .budget import (
 from .cache import cache_dir, compile_cached, load_generated, store_generated
 from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS
 from .state import Pending
+from .undo import _MISSING
 
 if TYPE_CHECKING:
     from .compiler import _Compiler
@@ -4795,6 +4796,10 @@ class _StepsGen:
             elif kind == "let":
                 lines.append(f"{ind}L[{self.name(shape[1])}] = {self.value(shape[2])}")
                 walk(pc + 1, ind, path, depth, owed)
+            elif kind == "set" and fast and getattr(shape[1], "pvar", None) is not None:  # `set p.x = v`
+                self.player_var(shape[1], self.value(shape[2]), ind, lines)
+                forget(ind, changes)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "set":
                 lines.append(f"{ind}{self.name(shape[1])}(m, L, {self.value(shape[2])})")
                 forget(ind, changes)
@@ -4944,6 +4949,25 @@ class _StepsGen:
         lines.append(f"{ind}else:")
         _pay(ind + "    ", owed, lines)
         lines.append(f"{ind}    {otherwise}")
+
+    def player_var(self, put: Any, value: str, ind: str, lines: list[str]) -> None:
+        """`set p.x = v`, `p` a local, in a fast run: what its putter (``compiler.place_of``'s
+        `put_pvar`) does for a seat, outside `simultaneously` or in the seat's own part, and a
+        value that is no list (one to copy); anything else is the putter's (called with the value)."""
+        local, keys = put.pvar
+        lines.append(f"{ind}_v = {value}")
+        lines.append(f"{ind}_x = L.get({self.name(local)}, {self.name(_MISS)})")
+        lines.append(f"{ind}_c = m.branch")
+        lines.append(f"{ind}if type(_x) is int and 0 <= _x < {self.number(len(keys))} and (_c is None or _c.player == _x) "
+                     f"and type(_v) is not list:")
+        lines.append(f"{ind}    _t = {self.name(keys)}[_x]")
+        lines.append(f"{ind}    _c = m.s.vars")
+        lines.append(f"{ind}    _j = m.journal")
+        lines.append(f"{ind}    if _j is not None and _t not in _j.vars:")
+        lines.append(f"{ind}        _j.vars[_t] = _c.get(_t, {self.name(_MISSING)})")
+        lines.append(f"{ind}    _c[_t] = _v")
+        lines.append(f"{ind}else:")
+        lines.append(f"{ind}    {self.name(put)}(m, L, _v)")
 
     def var_item(self, op: Any, ind: str, lines: list[str], owed: int = 0) -> None:
         """`set xs[i] = v` of a var whose type says it holds no lists (``compiler.set_var_item``),

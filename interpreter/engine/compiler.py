@@ -1225,6 +1225,8 @@ class _Compiler:
                 if j is not None and key not in j.vars:
                     j.vars[key] = values.get(key, _MISSING)
                 values[key] = _copy_value(v) if isinstance(v, list) else v
+            if local is not None:  # what a fast run does in place (codegen._StepsGen.player_var)
+                put_pvar.pvar = (local, keys)  # type: ignore[attr-defined]
             return (lambda m, L: m.s.vars[f"{name}#{obj(m, L)}"]), put_pvar
         init = self.card_var_init(name)
 
