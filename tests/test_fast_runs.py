@@ -1,4 +1,4 @@
-"""The fast runs (codegen `_StepsGen.run` with ``fast``, runtime `Machine.fast`): an action is
+"""The fast runs (codegen `_StepsGen.run` with ``fast``, runtime `Machine.runs_of`): an action is
 carried out by runs that pay their ops' steps in sums and keep no position; should anything be
 raised, the action is put back and carried out again by the careful runs. So whatever the
 budget and whatever fails, an action comes to exactly what the careful runs make of it: the

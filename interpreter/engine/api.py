@@ -262,7 +262,7 @@ class Game:
         # game asks the same few questions again and again (at most MAX_DECISIONS_KEPT kept)
         self._decisions: dict[tuple, Decision] = {}
         self._replays = 0  # failed actions put back by playing their game again (State._put_back)
-        # Whether play runs the fast runs (runtime.Machine.fast): those of the codegen backend
+        # Whether play runs the fast runs (runtime.Machine.runs_of): those of the codegen backend
         self._fast = self.compiled.backend == "codegen"
         # Machines of states whose game ended in `apply_index`'s lean path, for the first decision
         # of a next state (a playout after another): a machine made afresh was a thirtieth of a
@@ -1200,7 +1200,8 @@ class State:
                             m.journal = None
                         # the fast runs (see `_carry_out`), but where chance may stop the action
                         # (explicit chance): that stop would be put back and carried out again
-                        m.fast = self.game._fast and s.chance != "explicit" and not s.unordered
+                        m.runs_of = (g.fast_runs if self.game._fast and s.chance != "explicit" and not s.unordered
+                                     else g.runs)
                         try:
                             value = p.values[index]
                             label = p.labels[index]
@@ -1219,7 +1220,7 @@ class State:
                             if s.pending is None or s.branches or s.over:
                                 m.run()
                         except BaseException as err:  # never leave half an action (as `_carry_out`)
-                            if m.fast and isinstance(err, Exception):
+                            if m.runs_of is g.fast_runs and isinstance(err, Exception):
                                 # what the fast runs raise says neither where nor whether the
                                 # budget ran out first: put back, and carried out by the careful
                                 # runs, which fail (or not) as the reference does
@@ -1291,7 +1292,7 @@ class State:
         and the state then no longer vouches for its lineage (played again in the merged order,
         its game could differ: the parts share the supply's tokens).
 
-        The action runs the fast runs (runtime.Machine.fast) unless ``careful``: should anything
+        The action runs the fast runs (runtime.Machine.runs_of) unless ``careful``: should anything
         be raised, it is put back and carried out again by the careful runs, whose outcome (the
         error, its position, the budget used) is the reference's."""
         if self._shared_history:
@@ -1336,7 +1337,7 @@ class State:
                 if m.memo:
                     m.memo = {}
             m.journal = undo  # (its own journal; None: nothing noted)
-            m.fast = fast
+            m.runs_of = g.fast_runs if fast else g.runs
             frame = (s.stack if branch is None else branch.stack)[-1]  # the choice being answered
             op = g.codes[frame.code][frame.pc]
             try:

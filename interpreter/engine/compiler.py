@@ -151,7 +151,7 @@ class CompiledGame:
     # (codegen.code_runs), made when the code first runs (Machine.code_runs); all None with the
     # reference backend, whose step loop calls every op
     runs: dict = attrs.Factory(dict)
-    fast_runs: dict = attrs.Factory(dict)  # the same, of the fast runs (see Machine.fast)
+    fast_runs: dict = attrs.Factory(dict)  # the same, of the fast runs (see Machine.runs_of)
     # Who sees what (interpreter/engine/information.py): var and token name -> public, owner or
     # hidden; the vars holding a card or a list of cards ("card" or "list"); per code key, the
     # locals that may hold cards (so a resampled state renames them with their cards).

@@ -90,7 +90,7 @@ def _op_at(code: list, pc: int) -> Any:
 
 class Machine:
     __slots__ = ("game", "s", "budget", "branch", "memo", "log_chars", "journal", "chance_ok", "tape_pos", "calls",
-                 "seed_mode", "fast")
+                 "seed_mode", "runs_of")
 
     def __init__(self, game: CompiledGame, state: GameState, budget: Budget | None = None,
                  chance_ok: bool = False):
@@ -119,11 +119,12 @@ class Machine:
         # stops the run at the first effect that may draw from the seeded generator (`seed_point`);
         # a number replays from there, the budget set to what the recorded run had spent by then.
         self.seed_mode: str | int | None = None
-        # Whether the generated runs are the fast ones (``game.fast_runs``, codegen._StepsGen.run):
-        # they pay an op's step with others, so an error in them tells neither where it happened
-        # nor whether the budget ran out first. Only an action that is put back and carried out
-        # again by the careful runs should anything be raised (api.State._carry_out) runs them.
-        self.fast = False
+        # The generated runs it plays, by code key: ``game.runs``, or the fast ones
+        # (``game.fast_runs``, codegen._StepsGen.run), which pay an op's step with others, so an
+        # error in them tells neither where it happened nor whether the budget ran out first.
+        # Only an action that is put back and carried out again by the careful runs should
+        # anything be raised (api.State._carry_out) plays them.
+        self.runs_of: dict = game.runs
 
     def renew(self, state: GameState) -> None:
         """Serve `state` as a machine made for it now would (with ``chance_ok`` as it was):
@@ -138,7 +139,7 @@ class Machine:
         self.log_chars = None
         self.journal = None
         self.seed_mode = None
-        self.fast = False
+        self.runs_of = self.game.runs
 
     # ---- the step loop
     def run(self) -> None:
@@ -172,7 +173,7 @@ class Machine:
         row, in place; an op without one is called here. The ops of the frame on top run in an
         inner loop, which looks the frame's code up once rather than once per op."""
         s = self.s
-        runs_of = self.game.fast_runs if self.fast else self.game.runs
+        runs_of = self.runs_of
         b = self.budget
         while stack and waits.pending is None and not s.over and (not s.branches) is not in_branch:
             frame = stack[-1]
@@ -251,7 +252,7 @@ class Machine:
         stack.append(frame)
         if depth >= DESCEND_DEPTH:
             return False
-        code, end, runs = (self.game.fast_runs if self.fast else self.game.runs).get(key) or self.code_runs(key)
+        code, end, runs = self.runs_of.get(key) or self.code_runs(key)
         op = None
         try:
             while True:
@@ -287,11 +288,10 @@ class Machine:
 
     def code_runs(self, key: str) -> tuple[list, int, list]:
         """A code's ops, how many, and their runs (``game_runs``), kept in ``game.runs`` (the
-        fast ones in ``game.fast_runs``)."""
+        fast ones in ``game.fast_runs``: see ``runs_of``)."""
         game = self.game
         code = game.codes[key]
-        fast = self.fast
-        found = (game.fast_runs if fast else game.runs)[key] = (code, len(code), self.game_runs(key, code, fast))
+        found = self.runs_of[key] = (code, len(code), self.game_runs(key, code, self.runs_of is game.fast_runs))
         return found
 
     def game_runs(self, key: str, code: list, fast: bool = False) -> list:
@@ -334,7 +334,7 @@ class Machine:
         frame.code = key
         frame.pc = 0
         frame.locals = local_values
-        code, end, runs = (self.game.fast_runs if self.fast else self.game.runs).get(key) or self.code_runs(key)
+        code, end, runs = self.runs_of.get(key) or self.code_runs(key)
         try:
             run = runs[0]
             while run is not None:
