@@ -179,3 +179,27 @@ def test_a_part_failing_in_a_fast_run_fails_as_the_reference(tmp_path, player):
         outcomes.append((str(info.value), state.to_json()))
     assert outcomes[0] == outcomes[1]
     assert "index" in outcomes[0][0] or "past" in outcomes[0][0] or "list" in outcomes[0][0]
+
+
+LONG_LINES = """game "Long lines"
+players 2 to 2
+var xs: list of int = []
+flow:
+    for p in players:
+        turn p:
+            choose n in [1, 150, 400] by p
+            set xs = [k for k in range(1, n)]
+            log "{p} counts {xs}"
+            log "{p} is done"
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1, 2])
+def test_log_lines_made_in_fast_runs_pay_as_the_careful_ones(tmp_path, choice):
+    """A log line whose text a fast run makes and pays for with the line (short, long, past the
+    longest line kept): the same line, the same units, at every budget around its cost."""
+    (tmp_path / "game.rules").write_text(LONG_LINES)
+    cost = _outcome(interpreter.load(str(tmp_path)), 0, 2, [], choice, 10**6)[1]
+    fast, careful = _both(tmp_path, 0, 2, [], choice, [None, *range(max(0, cost - 2500), cost + 2)])
+    assert fast == careful
+    assert fast[0][0] is None and fast[1][0] is not None and fast[-1][0] is None

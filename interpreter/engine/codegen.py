@@ -4814,10 +4814,13 @@ class _StepsGen:
                 lines.append(f"{ind}L[{index}] = 0")
                 walk(pc + 1, ind, path, depth, 0)
             elif kind == "log":  # a log line everyone reads, by the player whose part or turn it is
-                lines.append(f"{ind}_t = {self.call(shape[1])}")
+                text = self.call(shape[1])
+                made = _only_argument(text[1:-1], "_paid_text") if fast and text[:1] == "(" else None
+                # (in a fast run, a text made for the line is paid for with the line, in place)
+                lines.append(f"{ind}_t = {text if made is None else made}")
                 self.log_line(ind, "log", "_t", "m.s.active",
                               f"m.log({self.name('log')}, m.branch.player if m.branch is not None "
-                              f"else m.s.active, _t, None)", lines, owed)
+                              f"else m.s.active, _t, None)", lines, owed, made is not None)
                 walk(pc + 1, ind, path, depth, 0)
             elif kind == "advance" and getattr(op, "var_item", None) is not None:  # `set board[i] = v`
                 self.var_item(op, ind, lines, owed)
@@ -4934,20 +4937,23 @@ class _StepsGen:
         return name
 
     def log_line(self, ind: str, kind: str, text: str, player: str, otherwise: str, lines: list[str],
-                 owed: int = 0) -> None:
+                 owed: int = 0, unpaid: bool = False) -> None:
         """``Machine.log`` of `text` by `player` for everyone, in place, for a line that needs
         none of its checks (the game's log short, no `simultaneously` running, a line not too
         long): the same charge and the same line; `otherwise` (its call) does the rest. `owed`:
-        the steps a fast run owes (see `run`), paid with the line."""
+        the steps a fast run owes (see `run`), paid with the line; `unpaid`: the text is not
+        paid for yet (``_paid_text``'s charge, and its cut, are made here)."""
         lines.append(f"{ind}_g = m.s")
         lines.append(f"{ind}if m.branch is None and not _g.branches and len({text}) <= {MAX_LOG_LINE} "
                      f"and len(_g.log) < {_LOG_CHECKED}:")
-        lines.append(f"{ind}    b.used += len({text}){_plus(owed)}")
+        lines.append(f"{ind}    b.used += {'2 * ' if unpaid else ''}len({text}){_plus(owed)}")
         lines.append(f"{ind}    if b.used > b.limit:")
         lines.append(f"{ind}        b.charge(0)")
         lines.append(f"{ind}    _g.log.append([{self.name(kind)}, {player}, {text}])")
         lines.append(f"{ind}else:")
         _pay(ind + "    ", owed, lines)
+        if unpaid:
+            lines.append(f"{ind}    {text} = {self.name(_paid_text)}(m, {text})")
         lines.append(f"{ind}    {otherwise}")
 
     def player_var(self, put: Any, value: str, ind: str, lines: list[str]) -> None:
