@@ -1200,8 +1200,9 @@ class State:
                             m.journal = None
                         # the fast runs (see `_carry_out`), but where chance may stop the action
                         # (explicit chance): that stop would be put back and carried out again
-                        m.runs_of = (g.fast_runs if self.game._fast and s.chance != "explicit" and not s.unordered
-                                     else g.runs)
+                        if m.runs_of is not g.fast_runs:  # (else this state's last action played them too)
+                            m.runs_of = (g.fast_runs if self.game._fast and s.chance != "explicit" and not s.unordered
+                                         else g.runs)
                         try:
                             value = p.values[index]
                             label = p.labels[index]
