@@ -11,6 +11,8 @@ stops at the deciding item (`truth_loops`) rather than a generator handed to a h
 
 from __future__ import annotations
 
+import re
+
 from budget_helpers import outcomes_at_budgets
 
 import interpreter
@@ -23,6 +25,7 @@ var row per player: list of int = [4, -1, 7, -1, 2, 9, -1, 5]
 var wall per player: list of bool = [false, true, false, false, true, false, false, false]
 var reach: int = 3
 var hand per player: list of int = [3, 8, 1]
+const marks = [0, 2, 3, 5, 6, 7, 1, 4, 6, 2, 0, 3, 5, 7]
 var result: list of int = []
 var truths: list of bool = []
 define start_of(p: player, i: int) = max([0] + [j + 1 for j in range(0, i - 1) where p.wall[j]])
@@ -33,6 +36,7 @@ define gap(p: player, a: int, b: int, n: int) = (not any(p.row[j] == n for j in 
         - max([a - 1] + [j for j in range(a, b) where p.row[j] >= 0 and p.row[j] < n]) >= 2)
 define holds(p: player, n: int) = ((n > 2 and any(x == n for x in p.hand))
     or all(x + above(p, 3) > n for x in p.hand where x != 1))
+define marked(p: player, n: int) = n < 0 or all(p.row[k] != n + 1 for k in marks) and not any(above(p, k) < n for k in marks)
 define either(p: player, a: int, n: int) = n < 0 or max([n, 1] + [p.row[j % 8] * 2 for j in range(a, a + reach)]) > 8
 flow:
     repeat 3:
@@ -41,7 +45,7 @@ flow:
                 choose i in range(0, 7) by p label "square {i}"
                 set truths = [gap(p, 0, 7, i), gap(p, i, 7, 3), either(p, i, i - 2), either(p, 0, 1)]
                 set result = [below(p, i), above(p, i), below(p, 7 - i), -1 if either(p, 9, 0) else 1]
-                set truths = truths + [holds(p, i), holds(p, 8 - i), not holds(p, i + 4) and holds(p, 5)]
+                set truths = truths + [holds(p, i), holds(p, 8 - i), not holds(p, i + 4) and holds(p, 5), marked(p, i), marked(p, 3 - i)]
                 set p.row[i] = -1 if i == 6 else i + 2
                 set p.hand = p.hand + [i + 1]
                 set reach = reach * 40
@@ -59,6 +63,7 @@ def test_joined_extremes_as_statements_pay_and_fail_as_the_reference(tmp_path):
                     "    if _v", "    if not _v", "    _u += 5\n",
                     "    b.used += len("):
         assert written in source, written  # the forms under test are the ones generated
+    assert re.search(r"\n +for _v\d+ in _k\d+:\n", source)  # (`marked`: a loop over a constant's items)
     from test_backends import play_both
 
     # (the fourth turn's `either(p, 0, 1)` goes over 192,000 squares: refused, in both)

@@ -3786,15 +3786,15 @@ class CodeGen:
 
     def truth_gen(self, e) -> bool:
         """Whether `e` is any() or all() of a comprehension that `truth_loops` writes as loops,
-        over a list that is not a range nor a constant (over those, `looked_at`'s one list of
-        every item's truth costs less than the loop)."""
+        over a list that is not a range nor written out in the body (over those, `looked_at`'s
+        one list of every item's truth costs less than the loop; over a constant's items, the
+        loop costs less than the generator)."""
         if not (isinstance(e, n.Call) and len(e.args) == 1 and isinstance(e.args[0], n.Gen)):
             return False
         g = e.args[0]
         return (self.p.resolved.get(id(e), ("builtin", e.func)) in (("builtin", "any"), ("builtin", "all"))
                 and g.elem is not None and _scalar(self.type_of(g.elem)) and not self.by_reference(g)
-                and not self.is_range(g.source) and not isinstance(g.source, n.ListLit)
-                and not (isinstance(g.source, n.Name) and self.p.resolved.get(id(g.source), ("",))[0] == "const"))
+                and not self.is_range(g.source) and not isinstance(g.source, n.ListLit))
 
     def inline_params(self, name: str, e: n.Call) -> list | None:
         """The parameters of define `name` when `inlined` writes its body in place of call `e`
