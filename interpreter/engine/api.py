@@ -948,8 +948,8 @@ class State:
         """Give this state its own log and list of actions if another state still shares them.
 
         clone() leaves them shared: they are most of a late state's items, and a copy made to look
-        ahead is often dropped unchanged. Whatever changes a state calls this first (apply,
-        apply_index, _carry_out, the `s` property, _machine, run_procedure); one that finds the
+        ahead is often dropped unchanged. Whatever changes a state calls this first (apply_index's
+        lean path, _carry_out, the `s` property, _machine, run_procedure); one that finds the
         other state gone (the list's only other holder: a reference count of 2 with the call's
         own) keeps the list."""
         s = self._s
@@ -1056,9 +1056,7 @@ class State:
 
         The work it takes is paid from ``budget`` if given (an agent's look-ahead shares one),
         else from a fresh budget of MAX_STEPS_PER_ACTION steps."""
-        if self._shared_history:
-            self._own_history()
-        g = self.game.compiled
+        g = self.game.compiled  # (a clone's shared history: _carry_out's, or a chance outcome's new state)
         if self._s.chance_at is not None:
             self._apply_chance(action)
             return
