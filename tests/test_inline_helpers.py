@@ -301,27 +301,34 @@ score p:
 '''
 
 
+def _plays_and_pays_as_the_reference(tmp_path, games: list, budget_step: int) -> None:
+    """Whole games of the two-player game in `tmp_path` the same on both backends, and each of
+    three values chosen first the same at every budget short of an action's cost (units paid, or
+    the error with the state unchanged): it fits in a whole budget, and fails one short of it."""
+    from test_backends import play_both
+
+    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
+    for value in ("grey", "red", "white"):
+        outcomes = []
+        for game in games:
+            state = game.new_game(players=2, seed=3)
+            outcomes.append(outcomes_at_budgets(state, value, (None, *range(0, 400, budget_step)), "total#0", player=0))
+        assert outcomes[0] == outcomes[1], value
+        assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it
+
+
 def test_a_count_of_the_lists_holding_an_item_pays_and_fails_as_the_reference(tmp_path):
     """`count(s for s in xs where x in s)` of a list of lists in a define's body is one call of
     `_count_in_lists` (no comprehension, no call per list): the same count, and, at every budget
     short of an action's cost, the same units paid or the same error with the state unchanged,
     as the reference; empty lists among them, an empty list of lists, lists from a define (the
     list of lists flatten() gives, made and paid for in one call, `_flatten_lists`)."""
-    from test_backends import play_both
-
     (tmp_path / "game.rules").write_text(KITS)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
     assert source.count("_count_in_lists(m, ") >= 2  # both counts take the form under test
     assert "_flatten_lists(m, " in source  # flatten()'s list of lists, paid for in one call
-    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
-    for value in ("grey", "red", "white"):
-        outcomes = []
-        for game in games:
-            state = game.new_game(players=2, seed=3)
-            outcomes.append(outcomes_at_budgets(state, value, (None, *range(0, 400, 3)), "total#0", player=0))
-        assert outcomes[0] == outcomes[1], value
-        assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it
+    _plays_and_pays_as_the_reference(tmp_path, games, budget_step=3)
 
 
 BAGS = '''game "Bags"
@@ -364,8 +371,6 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     A count of the lists holding an item is 0 without a call when there are no lists (`pairs`
     before a second turn), and a comprehension over a define's list is not made when the list
     has no items."""
-    from test_backends import play_both
-
     (tmp_path / "game.rules").write_text(BAGS)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
@@ -376,14 +381,7 @@ def test_a_flattened_list_of_bags_and_a_sum_of_items_holding_lists_pay_and_fail_
     assert re.search(r"\(_count_in_lists\(m, (_v\d+), _k\d+, 2\) if \(\1 := ", source) is not None
     # (a comprehension over a define's list, `built_bags`, made only when the list has items)
     assert re.search(r"\(\[_v\d+ for _v\d+ in (_v\d+) if [^\]]*\] if \1 else \[\]\)", source) is not None
-    assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(12)) == 12 * 6
-    for value in ("grey", "red", "white"):
-        outcomes = []
-        for game in games:
-            state = game.new_game(players=2, seed=3)
-            outcomes.append(outcomes_at_budgets(state, value, (None, *range(0, 400, 2)), "total#0", player=0))
-        assert outcomes[0] == outcomes[1], value
-        assert outcomes[0][0][0] is None and outcomes[0][1][0] is not None  # it fits, and fails short of it
+    _plays_and_pays_as_the_reference(tmp_path, games, budget_step=2)
 
 
 BIG_SUM = '''game "Sums"
