@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.engine import api, cache, codegen
+from interpreter.engine import api, cache, codegen, compiler
+from interpreter.engine.budget import Budget
 from interpreter.tools.simulate import next_player
-from rulelang.diagnostics import RuleError
+from rulelang.diagnostics import RuleError, RuleRuntimeError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -236,3 +237,56 @@ def test_a_replayed_module_has_every_constant_of_the_generated_one(cache_dir, pa
             state_warm.apply(state_warm.legal_actions(next_player(state_warm))[pick])
         assert state_cold.scores() == state_warm.scores()
         assert [e.text for e in state_cold.log] == [e.text for e in state_warm.log]
+
+
+FAULTS = """game "Faults"
+players 2 to 2
+var total: int = 0
+var squares: list of int = [1, 2, 3]
+define share(n: int) = 60 / (n - 1)
+define square_after(n: int) = squares[n + 5]
+flow:
+    for p in players:
+        turn p:
+            choose n in [0, 1, 2, 3] by p
+            set total = total + n
+            if n == 1:
+                set total = share(n)
+            if n == 2:
+                set total = square_after(n)
+            if n == 3:
+                set total = 100 / (n - 3)
+"""
+
+
+@pytest.mark.parametrize("choice", [1, 2, 3])
+def test_a_warm_load_builds_a_reference_closure_at_its_first_call_and_fails_as_a_cold_load(
+        cache_dir, tmp_path, choice):
+    """A warm load does not build the reference closures (the generated code's slow path) nor the
+    defines' closures they call: each is built when first called, as a fault calls it, and the
+    action then fails as in a cold load, with the same error, position and units used, and the
+    state unchanged."""
+    (tmp_path / "faults").mkdir()
+    (tmp_path / "faults" / "game.rules").write_text(FAULTS)
+    path = str(tmp_path / "faults")
+    outcomes = []
+    for cached in (False, True):
+        if cached:
+            interpreter.load(path)  # fills the cache
+        game = interpreter.load(path, cache=cached)
+        refs = game.compiled.generated.refs
+        lazy = [r for r in refs if isinstance(r, compiler._LazyReference)]
+        assert (len(lazy) == len(refs)) if cached else not lazy
+        assert all(r.built is None for r in lazy)
+        state = game.new_game(players=2, seed=0)
+        before, budget = state.clone(), Budget(10_000)
+        with pytest.raises(RuleRuntimeError) as err:
+            state.apply_index(choice, 0, budget)
+        assert state.s == before.s
+        outcomes.append((str(err.value), budget.used))
+        if cached:
+            assert 1 <= sum(r.built is not None for r in lazy) <= 2  # the failing expression's, at most
+        state.apply_index(0)  # the game goes on
+        assert state.s.vars["total"] == 0
+    assert outcomes[0] == outcomes[1]
+    assert ("division by zero" in outcomes[0][0]) == (choice != 2)
