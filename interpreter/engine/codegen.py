@@ -1063,9 +1063,10 @@ class CodeGen:
         self.known_param_bounds: dict[str, list[int | None]] = {}  # see `param_bounds`
         self.known_local_bounds: dict[int, dict[str, int]] = {}  # see `local_bounds`
         # Replay: a warm load does not generate the module again. The compiler still makes every
-        # op and reference closure; here each function gets the code of its body by index, the
-        # plain constants come from the cache, and every other constant is made again, at the same
-        # point of the compile, by the recipe recorded for it (see `made`).
+        # op (and each reference closure at its first call: `_LazyReference`); here each function
+        # gets the code of its body by index, the plain constants come from the cache, and every
+        # other constant is made again, at the same point of the compile, by the recipe recorded
+        # for it (see `made`).
         self.slot: tuple = ()  # the entry being generated: ("fn", i) or ("filter", j)
         self.roots: list[tuple[str | None, Any]] = []  # (define or None, node): where references lie
         self.recipes: dict[tuple, list[tuple[str | None, tuple]]] = {}
