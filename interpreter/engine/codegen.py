@@ -3338,6 +3338,9 @@ class CodeGen:
         body, lines, reads, loops = self.define_body(name, scope, keep)
         if keep and reads is None:  # it read more after all (a define not written in place): as usual
             body, lines, reads, loops = self.define_body(name, scope, False)
+        if reads is None:
+            body, loops, held = _looked_up_once(body, loops)
+            lines = lines + held
 
         tally = "_u :=" in body or any("_u :=" in line or "_u += " in line for line in lines + loops)
 
@@ -4118,6 +4121,79 @@ def _first_calls(source: str) -> tuple[str, int]:
         else:
             source = f"{match.group(1)}True and {source[match.end():]}"
     return source, calls
+
+
+# A remembered define's result looked up in the define memo in a define's body, by a key of
+# names that hold the same value all through the body (its parameters, constants, numbers):
+# written in place of the call (`CodeGen.in_place`; its body, group 3, after the match), or
+# looked up before a call made before with the same arguments (`CodeGen.call`; its call, group 3)
+_INVARIANT_KEY = r"\(_k\d+, (?:(?:a\d+|_k\d+|-?\d+), )*\)"
+_IN_PLACE_HEAD = _Lazy(rf"\((_v\d+) if \(\1 := m\.memo\.get\(\((_v\d+) := ({_INVARIANT_KEY})\), _MISS\)\) "
+                       r"is not _MISS else m\.memo\.setdefault\(\2, ")
+_LOOKED_UP_AGAIN = _Lazy(rf"\((_v\d+) if \(\1 := m\.memo\.get\(({_INVARIANT_KEY}), _MISS\)\) is not _MISS "
+                         rf"and \(_u := _u \+ {STEPS_PER_CALL}\) else (_d\d+\(m(?:, (?:a\d+|_k\d+|-?\d+))*\))\)")
+
+
+def _looked_up_once(body: str, loops: list[str]) -> tuple[str, list[str], list[str]]:
+    """A define's body (and its loops' lines) where a memo key of names that hold the same value
+    all through it (`_INVARIANT_KEY`) is looked up more than once: each lookup also keeps what
+    it gives in a name of the body's (`_m0`, set to _MISS before the body, in the lines given
+    back), and reads that name instead once it holds the result. The memo only grows while a
+    body is worked out and a remembered result never changes, so the lookup would find that
+    same result; it pays what finding it pays (nothing, in place of a call whose payment was
+    summed before, or the call's STEPS_PER_CALL added to the tally). A tuple made, hashed and
+    compared, and a dict's lookup (most of what a remembered call costs) saved at every lookup
+    after the first; the entries remembered are the same, in the same order."""
+    pieces = [body, *loops]
+    found: list[list[tuple[bool, re.Match]]] = [_memo_lookups(piece) for piece in pieces]
+    counts = Counter(match.group(3 if in_place else 2) for lookups in found for in_place, match in lookups)
+    names = {key: f"_m{j}" for j, key in enumerate(k for k, c in counts.items() if c > 1)}
+    if not names:
+        return body, loops, []
+    out = []
+    for piece, lookups in zip(pieces, found, strict=True):
+        wrapped = [(in_place, match, held) for in_place, match in lookups
+                   if (held := names.get(match.group(3 if in_place else 2))) is not None]
+        # (what goes before each lookup and after it, by position in the source as it is: a
+        # lookup written in another's body is wrapped inside the one around it)
+        inserts: list[tuple[int, int, str]] = []
+        for in_place, match, held in wrapped:
+            end = _bracket_end(piece, match.start()) if in_place else match.end() - 1
+            if end is not None:
+                paid = "" if in_place else f" and (_u := _u + {STEPS_PER_CALL})"
+                inserts += [(match.start(), 1, f"({held} if {held} is not _MISS{paid} else ({held} := "),
+                            (end + 1, 0, "))")]
+        parts, at = [], 0
+        for position, _, text in sorted(inserts):
+            parts += [piece[at:position], text]
+            at = position
+        out.append("".join(parts) + piece[at:])
+    return out[0], out[1:], [f"{held} = _MISS" for held in names.values()]
+
+
+def _memo_lookups(piece: str) -> list[tuple[bool, re.Match]]:
+    """The lookups of `_looked_up_once` in generated source, in order: (written in place, match).
+    Found from each `m.memo.get(` (a search for the text), not by a regex tried at every bracket
+    (a long body's search cost a cold load a few milliseconds)."""
+    lookups = []
+    at = piece.find(_MEMO_GET)
+    while at >= 0:
+        # (`(_v1 if (_v1 := m.memo.get(`: the second bracket before the text opens the lookup)
+        inner = piece.rfind("(_v", max(0, at - 16), at)
+        start = piece.rfind("(_v", max(0, at - 32), inner) if inner > 0 else -1
+        if start >= 0:
+            match = _IN_PLACE_HEAD.match(piece, start)
+            if match is not None:
+                lookups.append((True, match))
+            else:
+                match = _LOOKED_UP_AGAIN.match(piece, start)
+                if match is not None:
+                    lookups.append((False, match))
+        at = piece.find(_MEMO_GET, at + 1)
+    return lookups
+
+
+_MEMO_GET = " := m.memo.get("
 
 
 def _loops(e) -> bool:
