@@ -1026,6 +1026,7 @@ class CodeGen:
         self.define_names: dict[str, str] = {}
         self.define_functions: dict[str, str] = {}  # the reverse: a define's function -> its name
         self.remembering: set[str] = set()  # defines whose function only remembers results in the define memo
+        self.worked_first: set[str] = set()  # those of them whose body is worked out before the memo is looked up
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.run_bodies: dict[str, tuple[str, list[str]]] | None = None  # see `run_body`
@@ -3093,6 +3094,15 @@ class CodeGen:
             return None
         found, key = self.var(), self.var()
         keyed = f"({self.const(name)}, {''.join(a + ', ' for a in names)})"  # the function's key
+        if name in self.worked_first:
+            # (its body worked out first, as its function does: the memo looked up only when it
+            # paid something, a result found then giving back what it paid; the lookup written
+            # first, evaluated last, so that `_looked_up_once` finds its key where it begins)
+            value, before = self.var(), self.var()
+            work = (f"({self.paid_call()} and (({found} if ({found} := m.memo.get(({key} := {keyed}), _MISS)) "
+                    f"is not _MISS and ((_u := {before} - b.used) is not None) else m.memo.setdefault({key}, {value})) "
+                    f"if (({before} := b.used + _u), ({value} := {body}))[0] != b.used + _u else {value}))")
+            return self.arguments_first(made, first, work)
         work = (f"({self.paid_call()} and ({found} if ({found} := m.memo.get(({key} := {keyed}), _MISS)) "
                 f"is not _MISS else m.memo.setdefault({key}, {body})))")
         return self.arguments_first(made, first, work)
@@ -3523,6 +3533,31 @@ class CodeGen:
                       f"        if b.used > b.limit:\n"
                       f"            m.charge(0)\n" if tally else "") +
                    "    return r\n")
+        elif all(kinds) and not tally and _scalar(result) and not self.calls_define(d.value) and _memo_free(body, lines):
+            # Its body calls no define and pays nothing that depends on the memo (`_memo_free`):
+            # it is worked out first, before the memo is looked up. When it paid nothing (most
+            # often, for some games' bodies: a card's number less the counts of an empty list),
+            # a result remembered or not costs the same, STEPS_PER_CALL, and is the same (the
+            # state has not changed): the memo is neither looked up nor written. Otherwise the
+            # memo decides, as in the reference: a result found is given, and what the body paid
+            # is taken back; else the result is remembered. (Working it out may fail where a
+            # remembered result would not, on the budget alone: the slow path then gives what the
+            # reference gives.) `in_place` writes the same in place of its calls.
+            self.remembering.add(name)
+            self.worked_first.add(name)
+            src = (f"def {fname}(m{arglist}):\n"
+                   f"{pay_call}"
+                   f"    start = b.used\n"
+                   f"{work('    ', 'r')}"
+                   f"    if b.used != start:\n"
+                   f"        key = {key}\n"
+                   f"        memo = m.memo\n"
+                   f"        found = memo.get(key, _MISS)\n"
+                   f"        if found is not _MISS:\n"
+                   f"            b.used = start\n"
+                   f"            return found\n"
+                   f"        memo[key] = r\n"
+                   f"    return r\n")
         elif all(kinds):
             # (`in_place` writes this lookup, key and store in place of its calls in loops of
             # other defines' bodies: the two change together)
@@ -4130,8 +4165,33 @@ def _first_calls(source: str) -> tuple[str, int]:
 _INVARIANT_KEY = r"\(_k\d+, (?:(?:a\d+|_k\d+|-?\d+), )*\)"
 _IN_PLACE_HEAD = _Lazy(rf"\((_v\d+) if \(\1 := m\.memo\.get\(\((_v\d+) := ({_INVARIANT_KEY})\), _MISS\)\) "
                        r"is not _MISS else m\.memo\.setdefault\(\2, ")
+_WORKED_FIRST_HEAD = _Lazy(rf"\(\((_v\d+) if \(\1 := m\.memo\.get\(\((_v\d+) := ({_INVARIANT_KEY})\), _MISS\)\) "
+                           r"is not _MISS and \(\(_u := _v\d+ - b\.used\) is not None\) else m\.memo\.setdefault\(\2, _v\d+\)\) if ")
 _LOOKED_UP_AGAIN = _Lazy(rf"\((_v\d+) if \(\1 := m\.memo\.get\(({_INVARIANT_KEY}), _MISS\)\) is not _MISS "
                          rf"and \(_u := _u \+ {STEPS_PER_CALL}\) else (_d\d+\(m(?:, (?:a\d+|_k\d+|-?\d+))*\))\)")
+
+
+# The helpers a body worked out before the memo is looked up may call (`_memo_free`): what each
+# pays depends on its arguments and the state alone, never on what the define memo holds (`_bag`
+# remembers counts there but pays for them every time; a grid's layout, paid for only when it is
+# not remembered, is not among them)
+_MEMO_FREE_CALLS = frozenset({"_bag_flat", "_bag", "_token_sum", "_count_flat", "_sum_flat", "_paid_flat",
+                              "_charged_flat", "_iter", "len", "check_int", "_over", "_in_flat"})
+_FUNCTION_CALLED = re.compile(r"(?<![\w.])(\w+)\(")
+_METHOD_CALLED = re.compile(r"\.(\w+)\(")
+
+
+def _memo_free(body: str, lines: list[str]) -> bool:
+    """Whether a define's generated body (and its hoisted reads) calls only `_MEMO_FREE_CALLS`
+    and dicts' `get`, and reads nothing of the define memo or the reference."""
+    for source in (body, *lines):
+        if "memo" in source or "_refs" in source or "L[" in source:
+            return False
+        if not _MEMO_FREE_CALLS.issuperset(_FUNCTION_CALLED.findall(source)):
+            return False
+        if any(method != "get" for method in _METHOD_CALLED.findall(source)):
+            return False
+    return True
 
 
 def _looked_up_once(body: str, loops: list[str]) -> tuple[str, list[str], list[str]]:
@@ -4182,7 +4242,7 @@ def _memo_lookups(piece: str) -> list[tuple[bool, re.Match]]:
         inner = piece.rfind("(_v", max(0, at - 16), at)
         start = piece.rfind("(_v", max(0, at - 32), inner) if inner > 0 else -1
         if start >= 0:
-            match = _IN_PLACE_HEAD.match(piece, start)
+            match = _IN_PLACE_HEAD.match(piece, start) or _WORKED_FIRST_HEAD.match(piece, start - 1)
             if match is not None:
                 lookups.append((True, match))
             else:
