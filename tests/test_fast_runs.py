@@ -181,6 +181,39 @@ def test_a_part_failing_in_a_fast_run_fails_as_the_reference(tmp_path, player):
     assert "index" in outcomes[0][0] or "past" in outcomes[0][0] or "list" in outcomes[0][0]
 
 
+def test_parts_are_answered_on_the_lean_path_and_failures_carried_out_carefully(tmp_path, monkeypatch):
+    """The parts' decisions of a playout (the first player still deciding, the state's own
+    budget) are answered by `State._answer_part`, not `_carry_out`; one that fails in a fast run
+    is put back and carried out once more by `_carry_out` with the careful runs, which raise the
+    reference's error; a decision paid from a budget given goes to `_carry_out`."""
+    from interpreter.engine.api import State
+
+    (tmp_path / "game.rules").write_text(PARTS)
+    calls = []
+    carry_out = State._carry_out
+
+    def counted(self, branch, p, index, budget, undo_wanted=True, careful=False):
+        if self is state:  # (not the states playing the game again to put it back)
+            calls.append((branch is not None, careful))
+        return carry_out(self, branch, p, index, budget, undo_wanted, careful)
+    monkeypatch.setattr(State, "_carry_out", counted)
+    game = interpreter.load(str(tmp_path), cache=False)
+    state = game.new_game(players=3, seed=0)
+    state.apply_index(2, 0)  # n = 2: the part goes on to its next choice
+    state.apply_index(0, 0)  # (the first part ends: the others answer in the merged order)
+    assert calls == []
+    before = state.clone()
+    with pytest.raises(RuleRuntimeError, match=r"game\.rules:11:"):
+        state.apply_index(1, 1)  # n = 1: an index past the end, in a fast run
+    assert calls == [(True, True)] and state == before  # (as States: `state.s` would end the lean path)
+    while not state.is_over:
+        state.apply_index(0, next_player(state))
+    assert len(calls) == 1 and state.s.vars["total"] == 2
+    state = game.new_game(players=3, seed=0)
+    state.apply_index(0, 0, Budget())  # (a budget given: `_carry_out`, with the fast runs)
+    assert calls == [(True, True), (True, False)]
+
+
 LONG_LINES = """game "Long lines"
 players 2 to 2
 var xs: list of int = []

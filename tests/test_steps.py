@@ -394,3 +394,67 @@ def test_constants_of_the_rules_are_given_in_place_in_runs(tmp_path):
     for limit in range(0, 60, 2):
         short = [play(game, Budget(limit)) for game in games]
         assert short[0] == short[1], limit
+
+
+ENDS_GAME = """game "Ends"
+players 2 to 2
+var total: int = 0
+event poked(p: player)
+procedure plain(n: int):
+    let k = 0
+    while k < n max 5:
+        set total = total + k
+        set k += 1
+procedure poke(p: player, n: int):
+    plain n
+    emit poked p
+on poked(p) when total > 2:
+    choose j in [1, 2] by p
+    set total = total * j
+flow:
+    for p in players:
+        turn p:
+            choose n in [1, 3, 4] by p
+            poke p, n
+            plain n
+            log "{total}"
+"""
+
+
+def test_a_run_reaching_its_code_end_tells_its_caller_nothing_stopped(tmp_path):
+    """A run that reaches its code's end hands over `runtime.ended` (``Machine.enter`` and
+    ``call_leaf`` then end the procedure without looking at the state); a run whose last op may
+    stop (an event a trigger answers: the trigger's frame is pushed, maybe waits) hands over
+    nothing, and its caller looks: the trigger's choice waits, then the caller goes on. Games
+    play, pay and fail as the reference at every budget."""
+    from interpreter.engine.runtime import ended
+
+    (tmp_path / "game.rules").write_text(ENDS_GAME)
+    games = [interpreter.load(str(tmp_path), backend=b) for b in ("reference", "codegen")]
+    g = games[1].compiled
+    for fast in (False, True):
+        plain, ns, _ = steps_source(quiet_effects(g.codes["proc:plain"], g.triggers), _leaves(games[1]), fast,
+                                    g.generated)
+        end = next(k for k, v in ns.items() if v is ended)
+        assert f"return {end}\n" in plain
+        poke, ns, _ = steps_source(quiet_effects(g.codes["proc:poke"], g.triggers), _leaves(games[1]), fast,
+                                   g.generated)
+        assert all(v is not ended for v in ns.values())  # (after `emit`, the run returns nothing)
+
+    def play(game, budget):
+        state = game.new_game(players=2, seed=0)
+        try:
+            while not state.is_over:
+                player = next_player(state)
+                actions = state.legal_actions(player)
+                state.apply(actions[-1], budget)
+            return None, budget.used, state.s, [e.text for e in state.log]
+        except RuleRuntimeError as err:
+            return str(err), budget.used, state.s, None
+    outcomes = [play(game, Budget()) for game in games]
+    assert outcomes[0] == outcomes[1] and outcomes[0][0] is None
+    assert outcomes[0][3][-1] == "54"  # (6, doubled by the trigger, 6 more; again for the second player)
+    assert sum(e[0] == "choice" for e in outcomes[0][2].log) == 4  # (each turn's and each trigger's choice)
+    for limit in range(0, outcomes[0][1], 2):
+        short = [play(game, Budget(limit)) for game in games]
+        assert short[0] == short[1], limit

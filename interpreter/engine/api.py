@@ -1243,12 +1243,99 @@ class State:
                     p = b.pending
                     if p is not None and (player is None or p.player == player):
                         if 0 <= index < len(p.values):
-                            self._carry_out(b, p, index, budget, False)
+                            if budget is not None or not self._answer_part(b, p, index):
+                                self._carry_out(b, p, index, budget, False)
                             return
                         break
             self._apply_index_elsewhere(index, player, budget)
         finally:
             lock.release()
+
+    def _answer_part(self, branch: Branch, p: Pending, index: int) -> bool:
+        """``_carry_out(branch, p, index, None, False)`` of a choice of items or of a fixed menu in
+        a part of a `simultaneously` step, written out as ``apply_index``'s lean path does it for a
+        decision outside one: answered with the state's own machine and budget in the fast runs,
+        put back by replay should it fail (then carried out again by the careful runs, which fail,
+        or not, as the reference does). Most decisions of a game that plans in secret (Plunderbund's
+        plans) are of this kind, and `_carry_out` checks again, for each, what this looks at once.
+        False, with nothing done, for any other decision, or where `_carry_out` would make an Undo
+        (a part answering out of the merged order) or play the careful runs."""
+        s = self._s
+        m = self._kept
+        game = self.game
+        if not (self._lineage is s and (m is None or m.s is not s or m.budget is self._budget) and game._fast
+                and runtime.push_counter is None and game._replays < MAX_REPLAYS
+                and s.chance != "explicit" and not s.unordered):
+            return False
+        branches = s.branches
+        after = False  # (_in_merged_order, written out)
+        for b in branches:
+            if after:
+                if b.actions:
+                    return False
+            elif b is branch:
+                after = True
+        frame = branch.stack[-1]  # the choice being answered
+        g = game.compiled
+        op = g.codes[frame.code][frame.pc]
+        pick = op.__class__ is _PickOp
+        if not pick and not (op.__class__ is _MenuOp and op.fixed is not None):
+            return False
+        # what `_put_back` needs (as `_carry_out` keeps it for a part)
+        before = (len(s.actions), len(s.log), s.decisions, s.rng, (branches, branch, len(branch.actions), len(branch.log)))
+        if m is None or m.s is not s:  # (as apply_index's lean path)
+            try:
+                m = game._spare_machines.pop()
+            except IndexError:
+                m = Machine(g, s, None, True)
+            else:
+                m.renew(s)
+            self._kept = m
+            self._budget = m.budget
+        else:
+            m.budget.used = 0
+            m.log_chars = None
+            m.tape_pos = 0
+            if m.memo:
+                m.memo = {}
+            m.journal = None
+        m.runs_of = g.fast_runs
+        try:
+            value = p.values[index]
+            label = p.labels[index]
+            if len(label) <= MAX_LOG_LINE and not (pick and op.cards):
+                branch.log.append(["choice", p.player, g.choice_heads[p.player] + label])
+            else:
+                branch.log.extend(_choice_entries(g, s, p, index, op))
+            branch.actions.append([p.player, value])
+            if pick:
+                frame.locals[op.var] = value
+                frame.pc += 1
+            else:
+                frame.pc = op.starts[value]
+            branch.pending = None
+            # (the first round of `m.run()`, as `_carry_out` makes it: the acting part is the only
+            # one that can run; when it waits again, as most do, run would stop at once)
+            m.branch = branch
+            m._steps(branch.stack, branch, True)  # (the stack holds the choice's frame; not over)
+            m.branch = None
+            if branch.pending is None or s.over:
+                m.run()
+        except BaseException as err:  # never leave half an action (as `_carry_out`)
+            m.branch = None
+            self._put_back(None, before)
+            if not isinstance(err, Exception):
+                raise
+            # the parts are new ones, played again: the acting one is at the same place
+            part = s.branches[next(k for k, b in enumerate(branches) if b is branch)]
+            self._carry_out(part, part.pending, index, None, False, True)
+            return True
+        if s.over:  # nothing more to decide: its machine serves the next new state
+            spares = game._spare_machines
+            if len(spares) < MAX_SPARE_MACHINES:
+                self._kept = None
+                spares.append(m)
+        return True
 
     def _apply_index_elsewhere(self, index: int, player: int | None, budget: Budget | None) -> None:
         """``apply_index`` at a chance node, in a step of choosing at once, or refused."""

@@ -50,7 +50,7 @@ from .budget import (
     value_size,
 )
 from .cache import cache_dir, compile_cached, load_generated, store_generated
-from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS
+from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS, ended
 from .state import Pending
 from .undo import _MISSING
 
@@ -4885,10 +4885,10 @@ class _StepsGen:
                 lines.append(f"{ind}    m.memo = {{}}")
 
         def walk(pc: int, ind: str, path: frozenset, depth: int, owed: int) -> None:  # noqa: C901
-            if pc >= len(code):
+            if pc >= len(code):  # the code's end, with nothing stopped since the run began
                 pay(ind, owed)
                 lines.append(f"{ind}fr.pc = {len(code)}")
-                lines.append(f"{ind}return")
+                lines.append(f"{ind}return {self.name(ended)}")
                 return
             if path and (pc == entry or pc in path or (pc in self.joins and not _short_tail(code, pc))):
                 # where several ways meet (a loop's head, the code after an `if`): a run of its

@@ -83,6 +83,15 @@ class Unrecordable(Exception):  # noqa: N818 - a signal, not an error
     """A setup being recorded used the seeded generator where it cannot be stopped cleanly."""
 
 
+def ended(m: Machine, fr: Frame) -> None:
+    """What a run returns where it reaches its code's end (`fr.pc` set there): a run that hands
+    over to nothing. Nothing has stopped since the run began (an op that may stop ends a run, a
+    procedure call that stopped returns at once, and a run hands over to another only where
+    nothing has stopped), so ``Machine.enter`` and ``call_leaf`` take it for "the procedure
+    ended" without looking at the state; the step loop calls it, and goes on as after any run."""
+    return None
+
+
 def _op_at(code: list, pc: int) -> Any:
     """The op at `pc`, or None past the end."""
     return code[pc] if 0 <= pc < len(code) else None
@@ -198,18 +207,25 @@ class Machine:
                         op = None  # on an error, the run leaves the pc of the op that raised in frame.pc
                         run = run(self, frame)
                         while run is not None:  # a run that ends where another starts hands it on
+                            if run is ended:  # the frame's end, nothing stopped: on with the one below
+                                break
                             run = run(self, frame)
-                    else:
-                        op = code[pc]
-                        b.used += 1
-                        if b.used > b.limit:
-                            b.charge(0, getattr(op, "pos", None))
-                        op(self, frame)
-                        if op.changes and self.memo:
-                            self.memo = {}
-                    if waits.pending is not None:  # a decision waits (most times): nothing more to run
+                        else:
+                            if waits.pending is not None:  # a decision waits (most times): nothing more to run
+                                return
+                            # `(not s.branches) is in_branch`: a `simultaneously` started (or, in a branch, ended)
+                            if s.over or len(stack) != depth or (not s.branches) is in_branch:
+                                break
+                        continue
+                    op = code[pc]
+                    b.used += 1
+                    if b.used > b.limit:
+                        b.charge(0, getattr(op, "pos", None))
+                    op(self, frame)
+                    if op.changes and self.memo:
+                        self.memo = {}
+                    if waits.pending is not None:  # (as after a run)
                         return
-                    # `(not s.branches) is in_branch`: a `simultaneously` started (or, in a branch, ended)
                     if s.over or len(stack) != depth or (not s.branches) is in_branch:
                         break
             except RuleRuntimeError as err:
@@ -253,13 +269,10 @@ class Machine:
         if depth >= DESCEND_DEPTH:
             return False
         code, end, runs = self.runs_of.get(key) or self.code_runs(key)
-        op = None
+        op = None  # (the op called here, if any: an error raised in a run has its pc in frame.pc)
         try:
-            while True:
-                pc = frame.pc
-                if pc >= end:
-                    stack.pop()
-                    return True
+            pc = 0
+            while pc < end:
                 run = runs[pc]
                 if run is None:  # an op without a run (a choice, most often): called as the loop calls it
                     op = code[pc]
@@ -270,13 +283,19 @@ class Machine:
                     op(self, frame)
                     if op.changes and self.memo:
                         self.memo = {}
+                    op = None
                 else:
-                    op = None  # (on an error, the run leaves the pc of the op that raised in frame.pc)
                     run = run(self, frame)
                     while run is not None:  # (as in _steps)
+                        if run is ended:  # the end of the procedure, reached with nothing stopped
+                            stack.pop()
+                            return True
                         run = run(self, frame)
                 if waits.pending is not None or s.over or stack[-1] is not frame or (not s.branches) is in_branch:
                     return False
+                pc = frame.pc
+            stack.pop()
+            return True
         except RuleRuntimeError as err:
             pos = getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)
             if err.pos is None and pos is not None:
@@ -338,6 +357,8 @@ class Machine:
         try:
             run = runs[0]
             while run is not None:
+                if run is ended:  # (see `enter`)
+                    return True
                 run = run(self, frame)
         except RuleRuntimeError as err:
             op_pos = getattr(_op_at(code, frame.pc), "pos", None)
@@ -369,6 +390,10 @@ class Machine:
         for b in s.branches:
             if b.pending is not None:  # waiting for its player: nothing to run (most parts, most times)
                 continue
+            if not b.stack:  # an ended part: nothing to run either (the memo forgotten, as below)
+                if self.memo:
+                    self.memo = {}
+                continue
             # Each part starts and ends with the define memo forgotten, so what a part pays
             # never depends on which parts ran before it in the same action
             self.branch = b
@@ -397,11 +422,13 @@ class Machine:
 
     def wait(self, player: Any, prompt: str, kind: str, values: list, labels: list[str]) -> None:
         """``park(Pending(player, prompt, kind, values, labels))`` in one call, for a decision of
-        a seat outside a `simultaneously` step (most decisions): the Pending made field by field
-        (every field of the class; tests/test_state_copy.py checks), numbered and parked."""
+        a seat outside a `simultaneously` step (most decisions) or of the player of the part being
+        run inside one: the Pending made field by field (every field of the class;
+        tests/test_state_copy.py checks), numbered and parked as `park` numbers and parks it."""
         s = self.s
-        if self.branch is not None or player.__class__ is not int or not 0 <= player < s.num_players:
-            self.park(Pending(player, prompt, kind, values, labels))
+        b = self.branch
+        if player.__class__ is not int or not 0 <= player < s.num_players or (b is not None and b.player != player):
+            self.park(Pending(player, prompt, kind, values, labels))  # (refused there)
             return
         pending = _new(Pending)
         pending.player = player
@@ -409,8 +436,13 @@ class Machine:
         pending.kind = kind
         pending.values = values
         pending.labels = labels
-        pending.serial = s.decisions = s.decisions + 1
-        s.pending = pending
+        if b is None:
+            pending.serial = s.decisions = s.decisions + 1
+            s.pending = pending
+        else:  # (a serial of the part's own: see `park`)
+            b.count += 1
+            pending.serial = s.decisions * 1000 + b.count
+            b.pending = pending
 
     def park(self, pending: Pending) -> None:
         """A decision op waits for its player."""
