@@ -214,6 +214,62 @@ def test_parts_are_answered_on_the_lean_path_and_failures_carried_out_carefully(
     assert calls == [(True, True), (True, False)]
 
 
+MAYS = """game "Mays"
+players 2 to 2
+var total: int = 0
+var squares: list of int = [1, 2, 3]
+var bid per player: int = 0
+flow:
+    for p in players:
+        turn p:
+            may "Take {total}?" by p:
+                set total = squares[total + 5]
+            set total = total + 1
+    simultaneously for p in players:
+        may "Bid?" by p:
+            set p.bid = squares[p.bid + 7]
+        set p.bid = p.bid + 2
+"""
+
+
+def test_mays_are_answered_on_the_lean_paths_as_the_reference(tmp_path, monkeypatch):
+    """`may` (its question a text made each time, or a plain one) outside and inside a
+    `simultaneously` step is answered on apply_index's lean paths, not by `_carry_out`, but for
+    the careful second try of an answer that fails in a fast run: the reference's error, the
+    state as it was; then the game goes on as the reference's."""
+    from interpreter.engine.api import State
+
+    (tmp_path / "game.rules").write_text(MAYS)
+    calls = []
+    carry_out = State._carry_out
+
+    def counted(self, branch, p, index, budget, undo_wanted=True, careful=False):
+        if self is state:  # (not the states playing the game again to put it back)
+            calls.append((branch is not None, careful))
+        return carry_out(self, branch, p, index, budget, undo_wanted, careful)
+    monkeypatch.setattr(State, "_carry_out", counted)
+    outcomes = []
+    for backend in ("reference", "codegen"):
+        game = interpreter.load(str(tmp_path), backend=backend, cache=False)
+        state = game.new_game(players=2, seed=0)
+        errors = []
+        while not state.is_over:
+            player = next_player(state)
+            before = state.clone()
+            try:
+                state.apply_index(0, player)  # yes: past the end of `squares`
+            except RuleRuntimeError as err:
+                assert state == before  # (as States: `state.s` would end the lean path)
+                errors.append(str(err))
+                state.apply_index(1, player)
+        outcomes.append((errors, state.to_json()))
+        if backend == "codegen":
+            assert calls == [(False, True), (False, True), (True, True), (True, True)]
+        calls.clear()
+    assert outcomes[0] == outcomes[1]
+    assert [e.split(":")[1] for e in outcomes[0][0]] == ["10", "10", "14", "14"]
+
+
 LONG_LINES = """game "Long lines"
 players 2 to 2
 var xs: list of int = []

@@ -33,7 +33,7 @@ from . import chance, information, runtime
 from .budget import MAX_LOG_LINE, Budget, log_line
 from .cache import load_parsed, prime_grammar, store_parsed
 from .chance import CHANCE, NeedChance
-from .compiler import CompiledGame, _MenuOp, _PickOp, compile_program
+from .compiler import CompiledGame, _MayOp, _MenuOp, _PickOp, compile_program
 from .runtime import MAX_COORDINATE, RULE_FAULTS, Machine, SeedPoint, python_error
 from .save_check import structure_problem
 from .state import SAVE_FORMAT, SAVE_VERSION, Branch, Frame, GameState, Pending, rng_below, rng_shuffle
@@ -1168,7 +1168,7 @@ class State:
                 m = self._kept
                 if (budget is None and self._lineage is s and (m is None or m.s is not s or m.budget is self._budget)
                         and runtime.push_counter is None and self.game._replays < MAX_REPLAYS):
-                    # `_carry_out` of a choice of items or of a fixed menu, answered with the
+                    # `_carry_out` of a choice of items, a fixed menu or a `may`, answered with the
                     # state's own machine and budget and put back by replay should it fail (every
                     # decision of a playout), written out: the path of most decisions of a small
                     # game, where that call and the checks it makes again for every other kind of
@@ -1177,7 +1177,7 @@ class State:
                     g = self.game.compiled
                     op = g.codes[frame.code][frame.pc]
                     pick = op.__class__ is _PickOp
-                    if pick or (op.__class__ is _MenuOp and op.fixed is not None):
+                    if pick or (op.__class__ is _MenuOp and op.fixed is not None) or op.__class__ is _MayOp:
                         before = (len(s.actions), len(s.log), s.decisions, s.rng, None)
                         if m is None or m.s is not s:  # (the first decision of this state)
                             try:
@@ -1212,6 +1212,8 @@ class State:
                             if pick:
                                 frame.locals[op.var] = value
                                 frame.pc += 1
+                            elif op.__class__ is _MayOp:  # (its `resume`, without the call)
+                                frame.pc = frame.pc + 1 if value else op.end
                             else:
                                 frame.pc = op.starts[value]
                             s.pending = None
@@ -1252,8 +1254,8 @@ class State:
             lock.release()
 
     def _answer_part(self, branch: Branch, p: Pending, index: int) -> bool:
-        """``_carry_out(branch, p, index, None, False)`` of a choice of items or of a fixed menu in
-        a part of a `simultaneously` step, written out as ``apply_index``'s lean path does it for a
+        """``_carry_out(branch, p, index, None, False)`` of a choice of items, a fixed menu or a
+        `may` in a part of a `simultaneously` step, written out as ``apply_index``'s lean path does it for a
         decision outside one: answered with the state's own machine and budget in the fast runs,
         put back by replay should it fail (then carried out again by the careful runs, which fail,
         or not, as the reference does). Most decisions of a game that plans in secret (Plunderbund's
@@ -1279,7 +1281,7 @@ class State:
         g = game.compiled
         op = g.codes[frame.code][frame.pc]
         pick = op.__class__ is _PickOp
-        if not pick and not (op.__class__ is _MenuOp and op.fixed is not None):
+        if not pick and not (op.__class__ is _MenuOp and op.fixed is not None) and op.__class__ is not _MayOp:
             return False
         # what `_put_back` needs (as `_carry_out` keeps it for a part)
         before = (len(s.actions), len(s.log), s.decisions, s.rng, (branches, branch, len(branch.actions), len(branch.log)))
@@ -1311,6 +1313,8 @@ class State:
             if pick:
                 frame.locals[op.var] = value
                 frame.pc += 1
+            elif op.__class__ is _MayOp:
+                frame.pc = frame.pc + 1 if value else op.end
             else:
                 frame.pc = op.starts[value]
             branch.pending = None

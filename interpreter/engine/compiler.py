@@ -1959,7 +1959,7 @@ class _MenuOp(_Op):
                     L.pop(name, None)
         if not values:
             raise RuleRuntimeError("no option can be chosen here (add an option that is always open)", self.pos)
-        m.park(Pending(player, self.prompt(m, L), "menu", values, _disambiguate(labels)))
+        m.wait(player, self.prompt(m, L), "menu", values, _disambiguate(labels))  # (parks as `park`)
 
     def _open(self, m: Machine, L: dict, player: int, i: int, which, once, when, cost) -> bool:
         if once is not None and f"{once}|{player}|{self.key}|{which}" in m.s.once:
@@ -2016,7 +2016,7 @@ class _MayOp(_Op):
             m.wait(self.chooser(m, fr.locals), fixed[0], "may", fixed[1][:], fixed[2][:])
             return
         prompt = self.prompt(m, fr.locals)
-        m.park(Pending(self.chooser(m, fr.locals), prompt, "may", [True, False], [f"Yes: {prompt}", "No"]))
+        m.wait(self.chooser(m, fr.locals), prompt, "may", [True, False], [f"Yes: {prompt}", "No"])  # (parks as `park`)
 
     def resume(self, m: Machine, fr: Frame, value, player: int) -> None:
         fr.pc = fr.pc + 1 if value else self.end
