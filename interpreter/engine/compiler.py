@@ -41,7 +41,7 @@ from .runtime import (
     draw_cards,
     python_error,
 )
-from .state import Branch, Frame, Pending, _copy_value
+from .state import Branch, Frame, _copy_value
 from .table import compile_table
 from .undo import _MISSING
 
