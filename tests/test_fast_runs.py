@@ -270,6 +270,47 @@ def test_mays_are_answered_on_the_lean_paths_as_the_reference(tmp_path, monkeypa
     assert [e.split(":")[1] for e in outcomes[0][0]] == ["10", "10", "14", "14"]
 
 
+SUMS = """game "Sums"
+players 2 to 2
+var total: int = 0
+flow:
+    for p in players:
+        turn p:
+            choose n in [0, 1, 2, 3] by p
+            let k = 5
+            set k += n * 400000000000000000
+            set k -= 1
+            set total = total + k
+            log "{p}: {k}"
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1, 2, 3])
+def test_a_local_added_to_in_place_pays_and_fails_as_the_careful_runs(tmp_path, choice):
+    """`set k += v` and `-=` of a local whose type is a whole number are added in place in fast
+    runs (`_StepsGen.local_add`): the same sums, the same units at every
+    budget around the action's cost, and past the limit of numbers the careful runs' error."""
+    from interpreter.engine.codegen import leaf_code, quiet_effects, steps_source
+
+    (tmp_path / "game.rules").write_text(SUMS)
+    game = interpreter.load(str(tmp_path), cache=False)
+    g = game.compiled
+    adds = [op for op in g.codes["flow"] if getattr(op, "local_add", None) is not None]
+    assert [op.local_add[2] for op in adds] == [False, True]  # (`+=` then `-=`)
+    source = steps_source(quiet_effects(g.codes["flow"], g.triggers),
+                          lambda key: leaf_code(quiet_effects(g.codes[key], g.triggers)), True, g.generated)[0]
+    assert source.count("= _t\n") >= 2 and source.count("(_t := _x - _v)") == 1
+    cost = _outcome(game, 0, 2, [], choice, 10**6)[1]
+    fast, careful = _both(tmp_path, 0, 2, [], choice, [None, *range(cost + 2)])
+    assert fast == careful
+    assert (fast[0][0] is not None) == (choice == 3)
+    if choice == 3:
+        assert "grew past" in fast[0][0]
+    else:
+        assert [line[2] for line in fast[0][2]][-2] == f"Player 1: {4 + choice * 400000000000000000}"
+        assert fast[cost][0] is not None and fast[cost + 1][0] is None  # (short of its cost, it fails)
+
+
 LONG_LINES = """game "Long lines"
 players 2 to 2
 var xs: list of int = []

@@ -4794,6 +4794,8 @@ class _StepsGen:
         if getattr(f, "empty_list", False) is True:  # `[]`: a new empty list, as its function makes
             return "[]"
         local = getattr(f, "local", None)
+        if type(local) is str and self.fast:  # (a missing one raises: the careful runs give its error)
+            return f"L[{self.name(local)}]"
         if type(local) is str:
             miss = self.name(_MISS)
             return f"(_l if (_l := L.get({self.name(local)}, {miss})) is not {miss} else {self.name(f)}(m, L))"
@@ -4959,6 +4961,9 @@ class _StepsGen:
                               f"m.log({self.name('log')}, m.branch.player if m.branch is not None "
                               f"else m.s.active, _t, None)", lines, owed, made is not None)
                 walk(pc + 1, ind, path, depth, 0)
+            elif kind == "advance" and fast and getattr(op, "local_add", None) is not None:  # `set k += v`, k a local
+                self.local_add(op.local_add, ind, lines)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "advance" and getattr(op, "var_item", None) is not None:  # `set board[i] = v`
                 self.var_item(op, ind, lines, owed)
                 forget(ind, changes)
@@ -5111,6 +5116,20 @@ class _StepsGen:
         lines.append(f"{ind}    _c[_t] = _v")
         lines.append(f"{ind}else:")
         lines.append(f"{ind}    {self.name(put)}(m, L, _v)")
+
+    def local_add(self, add: Any, ind: str, lines: list[str]) -> None:
+        """`set k += v` (or `-=`) of a local whose type is a whole number, in a fast run: the sum
+        of two whole numbers within the limit stored in place; anything else (a missing local,
+        another value, a sum past the limit) raises, and the careful runs carry the action out
+        as the op does it (``compiler._Compiler.set_op``'s `set_value`)."""
+        local, value, subtract = add
+        name = self.name(local)
+        lines.append(f"{ind}_x = L[{name}]")
+        lines.append(f"{ind}_v = {self.value(value)}")
+        lines.append(f"{ind}if type(_x) is not int or type(_v) is not int "
+                     f"or not -{self.number(MAX_INT)} <= (_t := _x {'-' if subtract else '+'} _v) <= {self.number(MAX_INT)}:")
+        lines.append(f"{ind}    {self.name(_over)}()")
+        lines.append(f"{ind}L[{name}] = _t")
 
     def var_item(self, op: Any, ind: str, lines: list[str], owed: int = 0) -> None:
         """`set xs[i] = v` of a var whose type says it holds no lists (``compiler.set_var_item``),
