@@ -311,6 +311,39 @@ def test_a_local_added_to_in_place_pays_and_fails_as_the_careful_runs(tmp_path, 
         assert fast[cost][0] is not None and fast[cost + 1][0] is None  # (short of its cost, it fails)
 
 
+PLAYER_LISTS = """game "Player lists"
+players 2 to 2
+var seen per player: list of int = []
+var best per player: int = 0
+flow:
+    simultaneously for p in players:
+        choose n in [1, 2, 3] by p
+        set p.seen = p.seen + [n, n]
+        set p.best = n
+        if n == 3:
+            set first(players).seen = [n]
+    for p in players:
+        turn p:
+            choose k in [4, 5] by p
+            let xs = [k]
+            set p.seen = xs
+            set p.best = p.best + count(p.seen)
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1, 2])
+def test_a_players_list_set_in_place_pays_and_fails_as_the_careful_runs(tmp_path, choice):
+    """`set p.x = v` of a list in a fast run (`_StepsGen.player_var`: stored as a copy, as the
+    putter stores it), in a `simultaneously` part (another player's var refused there, by the
+    putter) and outside one: the same state and units as the careful runs at every budget."""
+    (tmp_path / "game.rules").write_text(PLAYER_LISTS)
+    for moves, last in (([], choice), ([0], choice), ([0, 1], choice % 2), ([0, 1, 0], choice % 2)):
+        cost = _outcome(interpreter.load(str(tmp_path), cache=False), 0, 2, moves, last, 10**6)[1]
+        fast, careful = _both(tmp_path, 0, 2, moves, last, [None, *range(cost + 2)])
+        assert fast == careful
+        assert (fast[0][0] is not None) == (choice == 2 and len(moves) == 1)  # (player 2 sets player 1's)
+
+
 LONG_LINES = """game "Long lines"
 players 2 to 2
 var xs: list of int = []

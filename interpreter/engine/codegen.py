@@ -51,7 +51,7 @@ from .budget import (
 )
 from .cache import cache_dir, compile_cached, load_generated, store_generated
 from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS, ended
-from .state import Pending
+from .state import Pending, _copy_value
 from .undo import _MISSING
 
 if TYPE_CHECKING:
@@ -5100,20 +5100,19 @@ class _StepsGen:
 
     def player_var(self, put: Any, value: str, ind: str, lines: list[str]) -> None:
         """`set p.x = v`, `p` a local, in a fast run: what its putter (``compiler.place_of``'s
-        `put_pvar`) does for a seat, outside `simultaneously` or in the seat's own part, and a
-        value that is no list (one to copy); anything else is the putter's (called with the value)."""
+        `put_pvar`) does for a seat, outside `simultaneously` or in the seat's own part (a list
+        stored as its copy, as there); anything else is the putter's (called with the value)."""
         local, keys = put.pvar
         lines.append(f"{ind}_v = {value}")
         lines.append(f"{ind}_x = L.get({self.name(local)}, {self.name(_MISS)})")
         lines.append(f"{ind}_c = m.branch")
-        lines.append(f"{ind}if type(_x) is int and 0 <= _x < {self.number(len(keys))} and (_c is None or _c.player == _x) "
-                     f"and type(_v) is not list:")
+        lines.append(f"{ind}if type(_x) is int and 0 <= _x < {self.number(len(keys))} and (_c is None or _c.player == _x):")
         lines.append(f"{ind}    _t = {self.name(keys)}[_x]")
         lines.append(f"{ind}    _c = m.s.vars")
         lines.append(f"{ind}    _j = m.journal")
         lines.append(f"{ind}    if _j is not None and _t not in _j.vars:")
         lines.append(f"{ind}        _j.vars[_t] = _c.get(_t, {self.name(_MISSING)})")
-        lines.append(f"{ind}    _c[_t] = _v")
+        lines.append(f"{ind}    _c[_t] = {self.name(_copy_value)}(_v) if {self.name(isinstance)}(_v, list) else _v")
         lines.append(f"{ind}else:")
         lines.append(f"{ind}    {self.name(put)}(m, L, _v)")
 
