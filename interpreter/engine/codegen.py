@@ -4964,6 +4964,10 @@ class _StepsGen:
             elif kind == "advance" and fast and getattr(op, "local_add", None) is not None:  # `set k += v`, k a local
                 self.local_add(op.local_add, ind, lines)
                 walk(pc + 1, ind, path, depth, owed)
+            elif kind == "advance" and fast and getattr(op, "pvar_add", None) is not None:  # `set p.x += v`
+                self.player_add(op, ind, lines)
+                forget(ind, changes)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "advance" and getattr(op, "var_item", None) is not None:  # `set board[i] = v`
                 self.var_item(op, ind, lines, owed)
                 forget(ind, changes)
@@ -5129,6 +5133,31 @@ class _StepsGen:
                      f"or not -{self.number(MAX_INT)} <= (_t := _x {'-' if subtract else '+'} _v) <= {self.number(MAX_INT)}:")
         lines.append(f"{ind}    {self.name(_over)}()")
         lines.append(f"{ind}L[{name}] = _t")
+
+    def player_add(self, op: Any, ind: str, lines: list[str]) -> None:
+        """`set p.x += v` (or `-=`), `p` a local, in a fast run: for a seat, outside `simultaneously`
+        or in the seat's own part, two whole numbers whose sum is within the limit stored in
+        place (noted in the journal); a value of another kind or a sum past the limit raises (the
+        careful runs do it as the op does); anything else is the op's (``compiler.add_to_var``'s
+        `add_to_pvar`, called before anything is worked out)."""
+        local, keys, value, subtract = op.pvar_add
+        limit = self.number(MAX_INT)
+        lines.append(f"{ind}_x = L[{self.name(local)}]")
+        lines.append(f"{ind}_c = m.branch")
+        lines.append(f"{ind}if type(_x) is int and 0 <= _x < {self.number(len(keys))} and (_c is None or _c.player == _x):")
+        lines.append(f"{ind}    _t = {self.name(keys)}[_x]")
+        lines.append(f"{ind}    _g = m.s.vars")
+        lines.append(f"{ind}    _l = _g[_t]")
+        lines.append(f"{ind}    _v = {self.value(value)}")
+        lines.append(f"{ind}    if type(_l) is not int or type(_v) is not int "
+                     f"or not -{limit} <= (_tl := _l {'-' if subtract else '+'} _v) <= {limit}:")
+        lines.append(f"{ind}        {self.name(_over)}()")
+        lines.append(f"{ind}    _j = m.journal")
+        lines.append(f"{ind}    if _j is not None and _t not in _j.vars:")
+        lines.append(f"{ind}        _j.vars[_t] = _l")
+        lines.append(f"{ind}    _g[_t] = _tl")
+        lines.append(f"{ind}else:")
+        lines.append(f"{ind}    {self.name(op)}(m, fr)")
 
     def var_item(self, op: Any, ind: str, lines: list[str], owed: int = 0) -> None:
         """`set xs[i] = v` of a var whose type says it holds no lists (``compiler.set_var_item``),

@@ -1224,6 +1224,8 @@ class _Compiler:
             m.set_var(key, new)
             fr.pc += 1
         add_to_pvar.shape = ("advance",)  # type: ignore[attr-defined]
+        if local is not None:  # what a fast run does in place (codegen._StepsGen.player_add)
+            add_to_pvar.pvar_add = (local, keys, value, subtract)  # type: ignore[attr-defined]
         return add_to_pvar
 
     def place_of(self, t):
