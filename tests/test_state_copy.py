@@ -88,3 +88,34 @@ def test_a_decision_parked_and_a_procedure_entered_have_every_field():
     assert frame.code == "proc:play_a_square" and frame.pc == 0
     for field in attrs.fields(Frame):
         getattr(frame, field.name)  # set (a slot never set raises AttributeError)
+
+
+def test_the_decisions_of_parts_have_every_field_as_the_references():
+    """A part's choice of items (the generated `_p` function), `may` and menu are parked field by
+    field (``Machine.wait`` and the `_p` functions, not through Pending's __init__), numbered
+    as `park` numbers them (the state's decisions times 1,000 plus the part's own count): every
+    field as the reference's, decision after decision of Plunderbund's plans."""
+    from interpreter.engine.state import Pending
+
+    path = str(ROOT / "games" / "plunderbund")
+    games = [interpreter.load(path, backend=b) for b in ("reference", "codegen")]
+    states = [game.new_game(players=3, seed=5) for game in games]
+    rng = random.Random(5)
+    seen = 0
+    while seen < 60:
+        assert not states[0].is_over
+        for state in states:
+            for b in state.s.branches:
+                if b.pending is not None:
+                    p = b.pending
+                    made = Pending(p.player, p.prompt, p.kind, p.values, p.labels, p.serial)
+                    for field in attrs.fields(Pending):
+                        assert getattr(p, field.name) == getattr(made, field.name), field.name
+        mine, theirs = ([b.pending for b in state.s.branches] for state in states)
+        assert mine == theirs
+        seen += sum(p is not None for p in mine)
+        player = next_player(states[0])
+        index = rng.randrange(states[0].num_actions(player))
+        for state in states:
+            state.apply_index(index, player)
+    assert any(p.serial > 1000 for p in mine if p is not None)

@@ -1378,9 +1378,11 @@ class CodeGen:
                   f"            L[{var}] = had",
                   "        return False",
                   # (``Machine.wait``, written out: the Pending made field by field, every field
-                  # of the class, for a seat outside a `simultaneously` step)
+                  # of the class, for a seat outside a `simultaneously` step or the player of the
+                  # part being run, numbered and parked as `park` does it)
                   "    _g = m.s",
-                  "    if m.branch is not None or type(_p) is not int or not 0 <= _p < _g.num_players:",
+                  "    _br = m.branch",
+                  "    if type(_p) is not int or not 0 <= _p < _g.num_players or (_br is not None and _br.player != _p):",
                   f"        m.wait(_p, _q, {self.const('pick')}, _t, _lb)",
                   "        return True",
                   "    _pe = _new(_Pending)",
@@ -1389,8 +1391,13 @@ class CodeGen:
                   f"    _pe.kind = {self.const('pick')}",
                   "    _pe.values = _t",
                   "    _pe.labels = _lb",
-                  "    _pe.serial = _g.decisions = _g.decisions + 1",
-                  "    _g.pending = _pe",
+                  "    if _br is None:",
+                  "        _pe.serial = _g.decisions = _g.decisions + 1",
+                  "        _g.pending = _pe",
+                  "    else:",
+                  "        _br.count += 1",
+                  "        _pe.serial = _g.decisions * 1000 + _br.count",
+                  "        _br.pending = _pe",
                   "    return True"]
         parts = [x for x in (s.source, s.cond, s.label, s.prompt, s.by) if x is not None]
         chance = ["    if m.s.unordered:", "        return False"] if any(self.reads_zones(x) for x in parts) else []
