@@ -1258,8 +1258,8 @@ class State:
         `may` in a part of a `simultaneously` step, written out as ``apply_index``'s lean path does it for a
         decision outside one: answered with the state's own machine and budget in the fast runs,
         put back by replay should it fail (then carried out again by the careful runs, which fail,
-        or not, as the reference does). Most decisions of a game that plans in secret (Plunderbund's
-        plans) are of this kind, and `_carry_out` checks again, for each, what this looks at once.
+        or not, as the reference does). Most decisions of a game whose players decide in secret
+        are of this kind, and `_carry_out` checks again, for each, what this looks at once.
         False, with nothing done, for any other decision, or where `_carry_out` would make an Undo
         (a part answering out of the merged order) or play the careful runs."""
         s = self._s
