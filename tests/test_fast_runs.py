@@ -349,6 +349,80 @@ def test_a_players_list_set_in_place_pays_and_fails_as_the_careful_runs(tmp_path
         assert (fast[0][0] is not None) == ((choice == 2 and len(moves) == 1) or (len(moves) > 1 and last == 1))
 
 
+MENUS = """game "Menus"
+players 2 to 2
+token coin: supply 20
+var total: int = 0
+var picks per player: list of int = []
+var squares: list of int = [1, 2, 3]
+setup:
+    for p in players:
+        gain 5 coin to p
+flow:
+    repeat 3:
+        simultaneously for p in players:
+            choose by p prompt "Part":
+                option "Buy (2 coin)" cost 2 coin:
+                    set p.picks = p.picks + [2]
+                for k in [1, 2]:
+                    option "Take {k}" once per game:
+                        set p.picks = p.picks + [k]
+                option "Break":
+                    set p.picks = [squares[count(p.picks) + 7]]
+        for p in players:
+            turn p:
+                choose by p prompt "Turn":
+                    option "Pay (1 coin)" cost 1 coin once per turn:
+                        set total = total + 1
+                    option "Break":
+                        set total = squares[total + 7]
+                    option "Pass":
+                        pass
+"""
+
+
+def test_menus_with_costs_are_answered_on_the_lean_paths_as_the_reference(tmp_path, monkeypatch):
+    """A menu with costs, `once` marks or options made from a list, outside and inside a
+    `simultaneously` step, is answered on apply_index's lean paths (its own `resume` pays the
+    cost and marks the option), not by `_carry_out`, but for the careful second try of an answer
+    that fails in a fast run: the reference's error, the state as it was; the game goes on as the
+    reference's."""
+    from interpreter.engine.api import State
+
+    (tmp_path / "game.rules").write_text(MENUS)
+    calls = []
+    carry_out = State._carry_out
+
+    def counted(self, branch, p, index, budget, undo_wanted=True, careful=False):
+        if self is state:  # (not the states playing the game again to put it back)
+            calls.append(careful)
+        return carry_out(self, branch, p, index, budget, undo_wanted, careful)
+    monkeypatch.setattr(State, "_carry_out", counted)
+    outcomes = []
+    for backend in ("reference", "codegen"):
+        game = interpreter.load(str(tmp_path), backend=backend, cache=False)
+        state = game.new_game(players=2, seed=0)
+        rng = random.Random(3)
+        errors = []
+        while not state.is_over:
+            player = next_player(state)
+            labels = [a.label for a in state.legal_actions(player)]
+            if len(errors) < 6:  # (each failure plays the game again twice: past MAX_REPLAYS, Undos are made)
+                before = state.clone()
+                with pytest.raises(RuleRuntimeError) as info:
+                    state.apply_index(labels.index("Break"), player)
+                assert state == before  # (as States: `state.s` would end the lean path)
+                errors.append(str(info.value))
+            state.apply_index(rng.choice([i for i, label in enumerate(labels) if label != "Break"]), player)
+        outcomes.append((errors, state.to_json()))
+        if backend == "codegen":
+            assert calls == [True] * 6  # (each a careful second try)
+        calls.clear()
+    assert outcomes[0] == outcomes[1]
+    assert len(outcomes[0][0]) == 6
+    assert any("game.rules:20:" in e for e in outcomes[0][0]) and any("game.rules:27:" in e for e in outcomes[0][0])
+
+
 LONG_LINES = """game "Long lines"
 players 2 to 2
 var xs: list of int = []

@@ -1168,7 +1168,7 @@ class State:
                 m = self._kept
                 if (budget is None and self._lineage is s and (m is None or m.s is not s or m.budget is self._budget)
                         and runtime.push_counter is None and self.game._replays < MAX_REPLAYS):
-                    # `_carry_out` of a choice of items, a fixed menu or a `may`, answered with the
+                    # `_carry_out` of a choice of items, a menu or a `may`, answered with the
                     # state's own machine and budget and put back by replay should it fail (every
                     # decision of a playout), written out: the path of most decisions of a small
                     # game, where that call and the checks it makes again for every other kind of
@@ -1177,7 +1177,7 @@ class State:
                     g = self.game.compiled
                     op = g.codes[frame.code][frame.pc]
                     pick = op.__class__ is _PickOp
-                    if pick or (op.__class__ is _MenuOp and op.fixed is not None) or op.__class__ is _MayOp:
+                    if pick or op.__class__ is _MenuOp or op.__class__ is _MayOp:
                         before = (len(s.actions), len(s.log), s.decisions, s.rng, None)
                         if m is None or m.s is not s:  # (the first decision of this state)
                             try:
@@ -1214,8 +1214,10 @@ class State:
                                 frame.pc += 1
                             elif op.__class__ is _MayOp:  # (its `resume`, without the call)
                                 frame.pc = frame.pc + 1 if value else op.end
-                            else:
+                            elif op.fixed is not None:  # (the same: where the option starts)
                                 frame.pc = op.starts[value]
+                            else:  # (a menu with costs, `once` marks or items: its own `resume`)
+                                op.resume(m, frame, value, p.player)
                             s.pending = None
                             m._steps(s.stack, s, False)  # (the stack holds the choice's frame; no branches, not over)
                             if s.pending is None or s.branches or s.over:
@@ -1254,8 +1256,8 @@ class State:
             lock.release()
 
     def _answer_part(self, branch: Branch, p: Pending, index: int) -> bool:
-        """``_carry_out(branch, p, index, None, False)`` of a choice of items, a fixed menu or a
-        `may` in a part of a `simultaneously` step, written out as ``apply_index``'s lean path does it for a
+        """``_carry_out(branch, p, index, None, False)`` of a choice of items, a menu or a `may`
+        in a part of a `simultaneously` step, written out as ``apply_index``'s lean path does it for a
         decision outside one: answered with the state's own machine and budget in the fast runs,
         put back by replay should it fail (then carried out again by the careful runs, which fail,
         or not, as the reference does). Most decisions of a game whose players decide in secret
@@ -1281,7 +1283,7 @@ class State:
         g = game.compiled
         op = g.codes[frame.code][frame.pc]
         pick = op.__class__ is _PickOp
-        if not pick and not (op.__class__ is _MenuOp and op.fixed is not None) and op.__class__ is not _MayOp:
+        if not pick and op.__class__ is not _MenuOp and op.__class__ is not _MayOp:
             return False
         # what `_put_back` needs (as `_carry_out` keeps it for a part)
         before = (len(s.actions), len(s.log), s.decisions, s.rng, (branches, branch, len(branch.actions), len(branch.log)))
@@ -1310,17 +1312,19 @@ class State:
             else:
                 branch.log.extend(_choice_entries(g, s, p, index, op))
             branch.actions.append([p.player, value])
+            m.branch = branch
             if pick:
                 frame.locals[op.var] = value
                 frame.pc += 1
             elif op.__class__ is _MayOp:
                 frame.pc = frame.pc + 1 if value else op.end
-            else:
+            elif op.fixed is not None:
                 frame.pc = op.starts[value]
+            else:  # (a menu with costs, `once` marks or items: its own `resume`, in the part)
+                op.resume(m, frame, value, p.player)
             branch.pending = None
             # (the first round of `m.run()`, as `_carry_out` makes it: the acting part is the only
             # one that can run; when it waits again, as most do, run would stop at once)
-            m.branch = branch
             m._steps(branch.stack, branch, True)  # (the stack holds the choice's frame; not over)
             m.branch = None
             if branch.pending is None or s.over:
