@@ -105,3 +105,45 @@ def test_a_few_cards_moved_at_once_end_where_one_at_a_time_puts_them():
                 m3.move_cards(list(few), key, draws)
             assert m3.budget.used == len(few) * (1 + draws)
     assert checked > 0  # some moves taught somebody a card
+
+
+def test_a_whole_zone_moved_at_once_ends_where_one_at_a_time_puts_it():
+    """A move of every card of a zone, in its order (a cleanup, a pile shuffled back: `move_cards`
+    has a path of its own for it): the same zones, places, knowledge and units as `move_card`
+    one at a time, the zone left emptied in place (a local may hold it); a zone moved onto
+    itself stays as it is; at a budget one unit short, the same overrun."""
+    game, state = _states()
+    g = game.compiled
+    keys = [k for k in state.s.zones if k.partition("#")[0] not in (g.zone_slots or {})]
+    checked = taught = 0
+    for src_key in keys:
+        for dst_key in (keys[(keys.index(src_key) * 7 + 3) % len(keys)], src_key):
+            cards = list(state.s.zones[src_key])
+            if not cards:
+                continue
+            for draws in (0, 1):
+                one_by_one, at_once = state.clone(), state.clone()
+                m1 = Machine(g, one_by_one.s, Budget())
+                for card in cards:
+                    m1.charge(draws)
+                    m1.move_card(card, dst_key)
+                held = at_once.s.zones[src_key]
+                m2 = Machine(g, at_once.s, Budget())
+                m2.move_cards(list(cards), dst_key, draws)
+                assert at_once.s.zones == one_by_one.s.zones
+                assert at_once.s.where == one_by_one.s.where
+                assert at_once.s.known == one_by_one.s.known
+                assert m2.budget.used == m1.budget.used == len(cards) * (1 + draws)
+                assert at_once.s.zones[src_key] is held
+                if dst_key != src_key:
+                    assert held == [] and at_once.s.zones[dst_key][-len(cards):] == cards
+                    checked += 1
+                    taught += at_once.s.known != state.s.known
+                else:
+                    assert held == cards
+                short = state.clone()
+                m3 = Machine(g, short.s, Budget(limit=len(cards) * (1 + draws) - 1))
+                with pytest.raises(RuleRuntimeError):
+                    m3.move_cards(list(cards), dst_key, draws)
+                assert m3.budget.used == len(cards) * (1 + draws)
+    assert checked > 5 and taught > 0

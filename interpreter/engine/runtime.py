@@ -702,6 +702,25 @@ class Machine:
             # all paid at once (the same sum)
             b.used += step * len(cards)
             texts = game.card_texts
+            last_key = src_key = where[cards[0]]
+            src = zones[src_key]
+            seen = seen_from.get((src_key, players))
+            if seen is None:
+                seen = viewers(game, src_key, players)
+            if src_key != key and len(src) == len(cards) and src == cards:
+                # A whole zone moves (a cleanup, a pile shuffled back, a draw of all that is
+                # left): card by card, each leaves the front of `src` and joins the bottom of
+                # `dst`, so `src` ends empty and `dst` gains them in their order; done so at
+                # once. `src` is emptied in place (a rule's local may hold that list).
+                if seen:
+                    for card in cards:
+                        k = texts[card]
+                        known[k] = known.get(k, 0) | seen
+                for card in cards:
+                    where[card] = key
+                dst += cards
+                src.clear()
+                return
             if len(cards) >= _MANY_CARDS and len(set(cards)) == len(cards):
                 _move_many(self, cards, key, dst)
                 return
