@@ -111,6 +111,34 @@ def test_the_written_out_shuffle_is_the_generator_s():
             assert a == b
 
 
+def test_the_written_out_shuffle_rejects_as_the_generator_does(monkeypatch):
+    """A draw at or past its bound's limit is drawn again (one draw in 2**58 at most: the limits
+    are lowered here, the same for rng_below, so that half the draws are)."""
+    from interpreter.engine import state as state_module
+
+    half = 1 << 63
+    monkeypatch.setattr(state_module, "_LIMITS", (0,) + (half,) * state_module._FEW)
+    monkeypatch.setattr(state_module, "_LOWEST_LIMIT", half)
+
+    def below(state: int, bound: int) -> tuple[int, int]:
+        while True:
+            state, x = state_module.rng_next(state)
+            if x < half:
+                return state, x % bound
+
+    rng = random.Random(8)
+    for n in [2, 3, 9, 40, state_module._FEW]:
+        for _ in range(20):
+            seed = rng.randrange(2**64)
+            a, b = list(range(n)), list(range(n))
+            state = seed
+            for i in range(n - 1, 0, -1):
+                state, j = below(state, i + 1)
+                b[i], b[j] = b[j], b[i]
+            assert rng_shuffle(seed, a) == state
+            assert a == b
+
+
 def test_games_of_the_same_deal_are_copied_and_equal_their_full_setup():
     """Kuhn poker's setup shuffles three cards and draws nothing more: six deals, each set up once
     and copied after, every copy the game its own setup makes (its own seed and generator)."""

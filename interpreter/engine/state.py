@@ -254,6 +254,28 @@ def rng_below(state: int, bound: int) -> tuple[int, int]:
 def rng_shuffle(state: int, items: list) -> int:
     """Fisher-Yates in place; returns the new generator state. The numbers of ``rng_below`` (and
     so of ``rng_next``), written out: a shuffle is most of the setup of a small card game."""
+    n = len(items)
+    if n > _FEW:
+        return _rng_shuffle_long(state, items)
+    for i in range(n - 1, 0, -1):
+        state = (state + 0x9E3779B97F4A7C15) & MASK64
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        x = z ^ (z >> 31)
+        if x >= _LOWEST_LIMIT:  # (one draw in 2**58 at most) rejected when past this bound's limit
+            limit = _LIMITS[i + 1]
+            while x >= limit:
+                state = (state + 0x9E3779B97F4A7C15) & MASK64
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+                x = z ^ (z >> 31)
+        j = x % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return state
+
+
+def _rng_shuffle_long(state: int, items: list) -> int:
+    """``rng_shuffle`` of more than ``_FEW`` items: each bound's limit worked out as it comes."""
     for i in range(len(items) - 1, 0, -1):
         bound = i + 1
         limit = _LIMITS[bound] if bound < _FEW else _TWO_64 - _TWO_64 % bound
@@ -273,4 +295,6 @@ _TWO_64 = 1 << 64
 # The rejection limit of each small bound (`rng_below`'s), worked out once: two operations on
 # numbers past 64 bits fewer per card of a shuffle (a shuffle is a third of a small game's start)
 _FEW = 64
-_LIMITS = tuple(_TWO_64 - _TWO_64 % bound if bound else 0 for bound in range(_FEW))
+_LIMITS = tuple(_TWO_64 - _TWO_64 % bound if bound else 0 for bound in range(_FEW + 1))
+# The least of them (a draw below it is below every one): most draws need no other comparison
+_LOWEST_LIMIT = min(_LIMITS[1:])
