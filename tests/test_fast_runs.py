@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
+from interpreter.engine import codegen
 from interpreter.engine.budget import Budget
 from interpreter.tools.simulate import next_player
 from rulelang.diagnostics import RuleRuntimeError
@@ -445,3 +446,68 @@ def test_log_lines_made_in_fast_runs_pay_as_the_careful_ones(tmp_path, choice):
     fast, careful = _both(tmp_path, 0, 2, [], choice, [None, *range(max(0, cost - 2500), cost + 2)])
     assert fast == careful
     assert fast[0][0] is None and fast[1][0] is not None and fast[-1][0] is None
+
+
+EFFECTS = """game "Lean effects"
+players 2 to 2
+kind chip:
+    worth: int
+cards chip (name, worth, copies):
+    "Low", 1, 3
+    "High", 5, 2
+zone pile per player: hidden, refill spent
+zone spent per player: public
+zone hand per player: owner
+zone table: public
+token gold "Gold": supply 12
+setup:
+    for p in players:
+        move [c in cards(chip) where c.worth == (1 if p == first(players) else 5)] to p.pile
+        gain 2 gold to p
+flow:
+    for p in players:
+        turn p:
+            choose n in [0, 1, 2, 3, 4] by p
+            procedure_of p, n
+            choose k in [1, 2, 3] by p
+            draw k from p.pile to p.hand as drawn
+            move drawn to table
+            move p.hand to p.spent
+            pay k gold from p
+            gain k + n gold to p from supply
+
+procedure procedure_of(p: player, n: int):
+    draw n from p.pile to p.hand as taken
+    move taken to table
+    if n == 4:
+        pay 9 gold from p
+    move [c in table where c.worth > n] to p.spent
+    gain n gold to p
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1, 2, 3, 4])
+def test_moves_draws_and_tokens_written_in_fast_runs_pay_as_the_careful_ones(tmp_path, choice):
+    """`move`, `draw` (refilled from the discard, bound to a local), `gain` and `pay` written in
+    place in a fast run (codegen `_StepsGen.lean_effect`): the same cards, tokens, log and
+    units as the careful runs, which call the ops, at every budget around each action's cost; a
+    `pay` of more than is held fails as the careful runs fail, with their error and position."""
+    (tmp_path / "game.rules").write_text(EFFECTS)
+    game = interpreter.load(str(tmp_path), cache=False)
+    fast_source = "".join(
+        codegen.steps_source(code, None, True, game.compiled.generated)[0] for code in game.compiled.codes.values())
+    for written in ("m.move_cards(list(_x), _c)", "m.transfer_plain(_x, ", "(m, _x, _c, _g)"):
+        assert written in fast_source
+    # (the turn's first choice: choice 4 pays 9 of the 2 gold held; the second, 3 gold: choice
+    # 0 holds 2; then the next player's first choice)
+    for moves, last, fails in (([], choice, choice == 4), ([choice], 2, choice == 0), ([choice, 0], 1, False)):
+        if choice == 4 and moves:
+            continue
+        cost = _outcome(interpreter.load(str(tmp_path)), 0, 2, moves, last, 10**6)[1]
+        fast, careful = _both(tmp_path, 0, 2, moves, last, [None, *range(cost + 2)])
+        assert fast == careful
+        assert (fast[0][0] is not None) == fails
+        if fails:
+            assert "gold" in fast[0][0]
+        else:
+            assert fast[cost][0] is not None and fast[cost + 1][0] is None

@@ -50,7 +50,7 @@ from .budget import (
     value_size,
 )
 from .cache import cache_dir, compile_cached, load_generated, store_generated
-from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS, ended
+from .runtime import _LOG_CHECKED, FUNCTIONS, RULE_FAULTS, draw_cards, ended
 from .state import Pending, _copy_value
 from .undo import _MISSING
 
@@ -4994,6 +4994,10 @@ class _StepsGen:
                 for local in shape[1]:
                     lines.append(f"{ind}L.pop({self.name(local)}, None)")
                 walk(pc + 1, ind, path, depth, owed)
+            elif kind == "advance" and fast and len(shape) > 1 and getattr(shape[1], "inline", None) is not None:
+                self.lean_effect(shape[1].inline, ind, lines)  # (a move, a draw, a gain or pay, in place)
+                forget(ind, changes)
+                walk(pc + 1, ind, path, depth, owed)
             elif kind == "advance":  # the op moves fr.pc on; each way out of a run sets it anyway
                 # (an effect gives its lean form, which leaves fr.pc alone)
                 lines.append(f"{ind}{self.name(shape[1]) if len(shape) > 1 else o}(m, fr)")
@@ -5165,6 +5169,30 @@ class _StepsGen:
         lines.append(f"{ind}    _g[_t] = _tl")
         lines.append(f"{ind}else:")
         lines.append(f"{ind}    {self.name(op)}(m, fr)")
+
+    def lean_effect(self, inline: tuple, ind: str, lines: list[str]) -> None:
+        """The lean form of `move`, `draw`, `gain` or `pay` (``compiler._fast_effect``) in a fast
+        run: its arguments worked out in its order, then the same call of ``Machine.move_cards``,
+        ``draw_cards`` or ``Machine.transfer_plain``, without the call of the op and of each
+        argument's function. Only the lean form's wording of an error is left out, and a fast
+        run that raises anything is carried out again by the careful runs, which call the op."""
+        kind, fns = inline[0], inline[1]
+        slots = ("_x", "_c", "_g")[:len(fns)]
+        for slot, f in zip(slots, fns, strict=True):
+            lines.append(f"{ind}{slot} = {self.value(f)}")
+        if kind == "move":
+            cards, zone = slots if inline[2] else slots[::-1]
+            lines.append(f"{ind}m.move_cards(list({cards}), {zone})")
+        elif kind == "draw":
+            at, binding = inline[2], inline[3]
+            call = f"{self.name(draw_cards)}(m, {', '.join(slots[i] for i in at)})"
+            lines.append(f"{ind}{call}" if binding is None else f"{ind}L[{self.name(binding)}] = {call}")
+        else:
+            token, gain, amount_at, holder_at, other_at = inline[2:]
+            other = self.name("supply") if other_at is None else f"({slots[other_at]} or {self.name('supply')})"
+            ends = (other, slots[holder_at]) if gain else (slots[holder_at], other)
+            lines.append(f"{ind}m.transfer_plain({slots[amount_at]}, {self.name(token)}, {ends[0]}, {ends[1]}, "
+                         f"{self.name(not gain)})")
 
     def var_item(self, op: Any, ind: str, lines: list[str], owed: int = 0) -> None:
         """`set xs[i] = v` of a var whose type says it holds no lists (``compiler.set_var_item``),

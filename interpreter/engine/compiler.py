@@ -1631,7 +1631,9 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
     them, the cards moved by ``Machine.move_cards``, the tokens by ``Machine.transfer_plain``.
     The same steps paid, the same errors. None for any other effect.
     The reference backend keeps the general op (tests/test_backends.py compares the two).
-    Like an op in a run, it leaves ``fr.pc`` to the run."""
+    Like an op in a run, it leaves ``fr.pc`` to the run. Its ``inline`` (its kind, the argument
+    functions and how they are passed) lets a fast run write it in place (codegen
+    ``_StepsGen.lean_effect``)."""
     keys = [k for k, _ in items]
     fns = [f for _, f in items]
 
@@ -1661,6 +1663,7 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
                     m.transfer_plain(values[amount_at], token, values[holder_at], other, True)
             except (RuleRuntimeError, TypeError, ValueError, KeyError, IndexError) as err:
                 raise failed(err) from None
+        tokens.inline = ("tokens", fns, token, gain, amount_at, holder_at, other_at)  # type: ignore[attr-defined]
         return tokens
     if consts:
         return None
@@ -1677,6 +1680,7 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
                 m.move_cards(list(a), b) if cards_first else m.move_cards(list(b), a)
             except (RuleRuntimeError, TypeError, ValueError, KeyError, IndexError) as err:
                 raise failed(err) from None
+        move.inline = ("move", fns, cards_first)  # type: ignore[attr-defined]
         return move
     if name == "draw" and sorted(keys) == ["count", "source", "zone"]:
         f0, f1, f2 = fns
@@ -1691,6 +1695,7 @@ def _fast_effect(name: str, items: list[tuple[str, Fn]], consts: dict, binding: 
                 raise failed(err) from None
             if binding is not None:
                 L[binding] = drawn
+        draw.inline = ("draw", fns, at, binding)  # type: ignore[attr-defined]
         return draw
     return None
 
