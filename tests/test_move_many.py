@@ -107,11 +107,13 @@ def test_a_few_cards_moved_at_once_end_where_one_at_a_time_puts_them():
     assert checked > 0  # some moves taught somebody a card
 
 
-def test_a_whole_zone_moved_at_once_ends_where_one_at_a_time_puts_it():
-    """A move of every card of a zone, in its order (a cleanup, a pile shuffled back: `move_cards`
-    has a path of its own for it): the same zones, places, knowledge and units as `move_card`
-    one at a time, the zone left emptied in place (a local may hold it); a zone moved onto
-    itself stays as it is; at a budget one unit short, the same overrun."""
+@pytest.mark.parametrize("part", ["whole", "first", "last"])
+def test_a_whole_zone_moved_at_once_ends_where_one_at_a_time_puts_it(part):
+    """A move of every card of a zone, or of its first cards, in its order (a cleanup, a pile
+    shuffled back, a draw: `move_cards` has a path of its own for it), or of its last ones (not
+    that path): the same zones, places, knowledge and units as `move_card` one at a time, the
+    zone changed in place (a local may hold it); a zone moved onto itself stays as it is; at a
+    budget one unit short, the same overrun."""
     game, state = _states()
     g = game.compiled
     keys = [k for k in state.s.zones if k.partition("#")[0] not in (g.zone_slots or {})]
@@ -119,6 +121,10 @@ def test_a_whole_zone_moved_at_once_ends_where_one_at_a_time_puts_it():
     for src_key in keys:
         for dst_key in (keys[(keys.index(src_key) * 7 + 3) % len(keys)], src_key):
             cards = list(state.s.zones[src_key])
+            if part != "whole" and len(cards) < 3:
+                continue
+            kept = cards[len(cards) // 2:] if part == "first" else cards[:len(cards) // 2]
+            cards = cards[:len(cards) // 2] if part == "first" else cards[len(cards) // 2:] if part == "last" else cards
             if not cards:
                 continue
             for draws in (0, 1):
@@ -136,10 +142,10 @@ def test_a_whole_zone_moved_at_once_ends_where_one_at_a_time_puts_it():
                 assert m2.budget.used == m1.budget.used == len(cards) * (1 + draws)
                 assert at_once.s.zones[src_key] is held
                 if dst_key != src_key:
-                    assert held == [] and at_once.s.zones[dst_key][-len(cards):] == cards
+                    assert held == (kept if part != "whole" else []) and at_once.s.zones[dst_key][-len(cards):] == cards
                     checked += 1
                     taught += at_once.s.known != state.s.known
-                else:
+                elif part == "whole":
                     assert held == cards
                 short = state.clone()
                 m3 = Machine(g, short.s, Budget(limit=len(cards) * (1 + draws) - 1))

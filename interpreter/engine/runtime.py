@@ -707,11 +707,11 @@ class Machine:
             seen = seen_from.get((src_key, players))
             if seen is None:
                 seen = viewers(game, src_key, players)
-            if src_key != key and len(src) == len(cards) and src == cards:
-                # A whole zone moves (a cleanup, a pile shuffled back, a draw of all that is
-                # left): card by card, each leaves the front of `src` and joins the bottom of
-                # `dst`, so `src` ends empty and `dst` gains them in their order; done so at
-                # once. `src` is emptied in place (a rule's local may hold that list).
+            if src_key != key and src[:len(cards)] == cards:
+                # The first cards of a zone move, in its order (a draw, a cleanup, a pile
+                # shuffled back): card by card, each leaves the front of `src` and joins the
+                # bottom of `dst`, so `src` loses them and `dst` gains them in their order;
+                # done so at once, `src` changed in place (a rule's local may hold that list).
                 if seen:
                     for card in cards:
                         k = texts[card]
@@ -719,7 +719,7 @@ class Machine:
                 for card in cards:
                     where[card] = key
                 dst += cards
-                src.clear()
+                del src[:len(cards)]
                 return
             if len(cards) >= _MANY_CARDS and len(set(cards)) == len(cards):
                 _move_many(self, cards, key, dst)
@@ -791,16 +791,24 @@ class Machine:
             if self.seed_mode == "record":  # reached without a seed point before the op changed anything
                 raise Unrecordable
             self.seed_point()
-        self.shared_change("shuffle (the shared random generator would make the order matter)")
-        cards = self.zone(key)
-        self.charge(len(cards))
+        if self.branch is not None:
+            self.shared_change("shuffle (the shared random generator would make the order matter)")
+        s = self.s
+        cards = s.zones.get(key)
+        if cards is None:
+            cards = self.zone(key)  # (its error)
+        b = self.budget  # (self.charge(len(cards)), written out: a month of some games shuffles a bag)
+        b.used += len(cards)
+        if b.used > b.limit:
+            b.charge(0)
         if self.journal is not None:
             self.journal.zone(key, cards)
-        known = self.s.known
+        known = s.known
         if known:
             j = self.journal
+            texts = self.game.card_texts  # (each card's str(), made once)
             for c in cards:
-                k = str(c)
+                k = texts[c]
                 if k in known:
                     if j is not None:
                         j.knowledge(k, known)
