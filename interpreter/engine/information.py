@@ -326,9 +326,13 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
     all_zones, values, all_known, all_cells = s.zones, s.vars, s.known, s.cells
     # The supply's tokens (shared by every part's start) and each player's own, in one pass
     supply: dict[str, int] = {}
-    marks = {f"p{p}": {} for p in players}
+    seats = _seat_heads(s.num_players)
+    marks = {seats[p]: {} for p in players}
+    heads = _TOKEN_HEADS
     for k, v in s.tokens.items():
-        head = k.partition("|")[0]
+        head = heads.get(k)
+        if head is None:
+            head = _token_head(k)
         if head == "supply":
             supply[k] = v
         else:
@@ -401,10 +405,31 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
         part.count = 0
         part.log = []
         part.actions = []
-        part.shown = {"vars": shown_vars, "zones": sizes, "tokens": marks[f"p{p}"]}
+        part.shown = {"vars": shown_vars, "zones": sizes, "tokens": marks[seats[p]]}
         part.start = start
         parts.append(part)
     return parts
+
+
+# Each token key's holder (`p2` of `p2|t|`), kept: the same few keys come back at every
+# `simultaneously` step, and a kept text needs neither a split nor a new hash
+_TOKEN_HEADS: dict[str, str] = {}
+_TOKEN_HEADS_MAX = 20_000
+
+
+def _token_head(key: str) -> str:
+    """A token key's holder (its text before the first `|`), kept in ``_TOKEN_HEADS``."""
+    head = key.partition("|")[0]
+    if len(_TOKEN_HEADS) >= _TOKEN_HEADS_MAX:
+        _TOKEN_HEADS.clear()
+    _TOKEN_HEADS[key] = head
+    return head
+
+
+@functools.lru_cache(maxsize=16)
+def _seat_heads(players: int) -> tuple[str, ...]:
+    """Each seat's holder in token keys (`p0`, `p1`, ...)."""
+    return tuple(f"p{p}" for p in range(players))
 
 
 def _branch_starts(s: GameState, players: list[int], first: Frame) -> dict[int, BranchStart]:

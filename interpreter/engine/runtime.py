@@ -708,7 +708,7 @@ class Machine:
             if seen is None:
                 seen = viewers(game, src_key, players)
             if src_key != key and src[:len(cards)] == cards:
-                # The first cards of a zone move, in its order (a draw, a cleanup, a pile
+                # The first cards of a zone move, in its order (a draw, a zone emptied into another, a pile
                 # shuffled back): card by card, each leaves the front of `src` and joins the
                 # bottom of `dst`, so `src` loses them and `dst` gains them in their order;
                 # done so at once, `src` changed in place (a rule's local may hold that list).
