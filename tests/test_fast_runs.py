@@ -511,3 +511,39 @@ def test_moves_draws_and_tokens_written_in_fast_runs_pay_as_the_careful_ones(tmp
             assert "gold" in fast[0][0]
         else:
             assert fast[cost][0] is not None and fast[cost + 1][0] is None
+
+
+LISTS = """game "Kept lists"
+players 2 to 2
+kind chip:
+    worth: int
+cards chip (name, worth, copies):
+    "Low", 1, 3
+zone pile per player: public
+zone table: public
+var kept per player: list of card = []
+var worths per player: list of int = []
+setup:
+    move cards(chip) to first(players).pile
+flow:
+    for p in players:
+        turn p:
+            choose n in [0, 1] by p
+            set p.kept = p.pile
+            set p.worths = p.worths + [n, count(p.kept)]
+            move p.pile to table
+            log "{p} kept {count(p.kept)} and {p.worths}"
+"""
+
+
+@pytest.mark.parametrize("choice", [0, 1])
+def test_a_list_set_to_a_players_var_in_a_fast_run_is_a_copy(tmp_path, choice):
+    """`set p.x = v` of a list written in place in a fast run stores a copy, as the putter does:
+    a zone's own list set to a var, then emptied by a move, leaves the var as it was; the same
+    state, log and units as the careful runs at every budget around the action's cost."""
+    (tmp_path / "game.rules").write_text(LISTS)
+    cost = _outcome(interpreter.load(str(tmp_path)), 0, 2, [], choice, 10**6)[1]
+    fast, careful = _both(tmp_path, 0, 2, [], choice, [None, *range(cost + 2)])
+    assert fast == careful
+    assert fast[0][0] is None and fast[cost][0] is not None and fast[cost + 1][0] is None
+    assert any("kept 3 and" in line[2] for line in fast[0][2])

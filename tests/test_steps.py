@@ -37,7 +37,9 @@ _OWN = {"m", "fr", "L", "b", "pc", "_t", "budget", "used", "limit", "charge", "m
         "_g", "_x", "_tl", "branches", "append", "type", "int", "game", "turn_lines", "once", "lasting",
         "turn",
         # `set xs[i] = v` of a var in place (`_StepsGen.var_item`)
-        "_c", "_v", "_j", "vars", "dict", "set_var", "journal"}
+        "_c", "_v", "_j", "vars", "dict", "set_var", "journal",
+        # a move, a draw, a gain or pay in place (`_StepsGen.lean_effect`)
+        "move_cards", "transfer_plain"}
 _INDEXED = re.compile(r"_(s|run)\d+")
 
 

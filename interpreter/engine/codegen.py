@@ -1214,7 +1214,9 @@ class CodeGen:
                 if found is not None:
                     body = found.group(2)
                     names = sorted({word for word in _WORD.findall(body) if word in self.ns})
-                    if not _RUN_LOCALS.intersection(_WORD.findall(body)):
+                    # (nor a body with a text in it but `''`, such as the box's key: the runs hold
+                    # no string literal, tests/test_steps.py)
+                    if not _RUN_LOCALS.intersection(_WORD.findall(body)) and not _QUOTES.search(body.replace("''", "")):
                         self.run_bodies[found.group(1)] = (body, names)
         return self.run_bodies.get(name)
 
@@ -4760,6 +4762,7 @@ _INLINABLE = re.compile(
     r"    try:\n        return (.*)\n    except _FAULTS:\n"
     r"        return _slow\(_i, m, L, (?:used, memo_size|m\.budget\.used, len\(m\.memo\))\)\n?")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_QUOTES = re.compile("['\"]")
 _RUN_LOCALS = frozenset(("_i", "used", "memo_size", "b", "fr", "pc", "_t", "_x", "_c", "_g", "_l", "_j", "_tl", "_v"))
 
 _RUN_OPS = 48  # ops generated into one run at most (the code after an `if` is generated per branch)
