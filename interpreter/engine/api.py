@@ -735,6 +735,30 @@ def _choice_entries(g: CompiledGame, s: GameState, p: Pending, index: int, op: A
             ["choice", p.player, information.HIDDEN_CHOICE.format(player=g.player_name(p.player)), others]]
 
 
+def _answer_choice(g: CompiledGame, s: GameState, m: Machine, p: Pending, index: int, op: Any, pick: bool,
+                   frame: Frame, log: list, actions: list) -> None:
+    """The answer `index` to the choice `op` (a choice of items, a menu or a `may`) of apply_index's
+    lean paths, in the main stack or a part (its `log` and `actions`): its log line and action noted,
+    then the choice's `resume`, written out where it only moves on (an item chosen, a `may`, a
+    menu's fixed options) and called for a menu with costs, `once` marks or items."""
+    value = p.values[index]
+    label = p.labels[index]
+    if len(label) <= MAX_LOG_LINE and not (pick and op.cards):
+        log.append(["choice", p.player, g.choice_heads[p.player] + label])
+    else:
+        log.extend(_choice_entries(g, s, p, index, op))
+    actions.append([p.player, value])
+    if pick:
+        frame.locals[op.var] = value
+        frame.pc += 1
+    elif op.__class__ is _MayOp:
+        frame.pc = frame.pc + 1 if value else op.end
+    elif op.fixed is not None:
+        frame.pc = op.starts[value]
+    else:
+        op.resume(m, frame, value, p.player)
+
+
 def _run_action(g: CompiledGame, s: GameState, act: list | None, budget: Budget | None = None,
                 journal: Journal | None = None, branch: Branch | None | bool = False,
                 p: Pending | None = None) -> None:
@@ -1179,45 +1203,14 @@ class State:
                     pick = op.__class__ is _PickOp
                     if pick or op.__class__ is _MenuOp or op.__class__ is _MayOp:
                         before = (len(s.actions), len(s.log), s.decisions, s.rng, None)
-                        if m is None or m.s is not s:  # (the first decision of this state)
-                            try:
-                                m = self.game._spare_machines.pop()
-                            except IndexError:
-                                m = Machine(g, s, None, True)
-                            else:
-                                m.renew(s)
-                            self._kept = m
-                            self._budget = m.budget
-                        else:  # made ready as a new machine would be
-                            m.budget.used = 0  # (its own budget, paid afresh)
-                            m.log_chars = None
-                            m.tape_pos = 0
-                            m.branch = None
-                            if m.memo:
-                                m.memo = {}
-                            m.journal = None
+                        m = self._lean_machine(s)
                         # the fast runs (see `_carry_out`), but where chance may stop the action
                         # (explicit chance): that stop would be put back and carried out again
                         if m.runs_of is not g.fast_runs:  # (else this state's last action played them too)
                             m.runs_of = (g.fast_runs if self.game._fast and s.chance != "explicit" and not s.unordered
                                          else g.runs)
                         try:
-                            value = p.values[index]
-                            label = p.labels[index]
-                            if len(label) <= MAX_LOG_LINE and not (pick and op.cards):
-                                s.log.append(["choice", p.player, g.choice_heads[p.player] + label])
-                            else:
-                                s.log.extend(_choice_entries(g, s, p, index, op))
-                            s.actions.append([p.player, value])
-                            if pick:
-                                frame.locals[op.var] = value
-                                frame.pc += 1
-                            elif op.__class__ is _MayOp:  # (its `resume`, without the call)
-                                frame.pc = frame.pc + 1 if value else op.end
-                            elif op.fixed is not None:  # (the same: where the option starts)
-                                frame.pc = op.starts[value]
-                            else:  # (a menu with costs, `once` marks or items: its own `resume`)
-                                op.resume(m, frame, value, p.player)
+                            _answer_choice(g, s, m, p, index, op, pick, frame, s.log, s.actions)
                             s.pending = None
                             m._steps(s.stack, s, False)  # (the stack holds the choice's frame; no branches, not over)
                             if s.pending is None or s.branches or s.over:
@@ -1233,11 +1226,8 @@ class State:
                             if not self._failed(err, p, index, op, before):
                                 raise
                             return
-                        if s.over:  # nothing more to decide: its machine serves the next new state
-                            spares = self.game._spare_machines
-                            if len(spares) < MAX_SPARE_MACHINES:
-                                self._kept = None
-                                spares.append(m)
+                        if s.over:
+                            self._spare(m)
                         return
                 self._carry_out(None, p, index, budget, False)  # one player deciding, the common case, directly
                 return
@@ -1287,41 +1277,11 @@ class State:
             return False
         # what `_put_back` needs (as `_carry_out` keeps it for a part)
         before = (len(s.actions), len(s.log), s.decisions, s.rng, (branches, branch, len(branch.actions), len(branch.log)))
-        if m is None or m.s is not s:  # (as apply_index's lean path)
-            try:
-                m = game._spare_machines.pop()
-            except IndexError:
-                m = Machine(g, s, None, True)
-            else:
-                m.renew(s)
-            self._kept = m
-            self._budget = m.budget
-        else:
-            m.budget.used = 0
-            m.log_chars = None
-            m.tape_pos = 0
-            if m.memo:
-                m.memo = {}
-            m.journal = None
+        m = self._lean_machine(s)
         m.runs_of = g.fast_runs
         try:
-            value = p.values[index]
-            label = p.labels[index]
-            if len(label) <= MAX_LOG_LINE and not (pick and op.cards):
-                branch.log.append(["choice", p.player, g.choice_heads[p.player] + label])
-            else:
-                branch.log.extend(_choice_entries(g, s, p, index, op))
-            branch.actions.append([p.player, value])
-            m.branch = branch
-            if pick:
-                frame.locals[op.var] = value
-                frame.pc += 1
-            elif op.__class__ is _MayOp:
-                frame.pc = frame.pc + 1 if value else op.end
-            elif op.fixed is not None:
-                frame.pc = op.starts[value]
-            else:  # (a menu with costs, `once` marks or items: its own `resume`, in the part)
-                op.resume(m, frame, value, p.player)
+            m.branch = branch  # (a menu's own `resume` runs in the part)
+            _answer_choice(g, s, m, p, index, op, pick, frame, branch.log, branch.actions)
             branch.pending = None
             # (the first round of `m.run()`, as `_carry_out` makes it: the acting part is the only
             # one that can run; when it waits again, as most do, run would stop at once)
@@ -1338,12 +1298,40 @@ class State:
             part = s.branches[next(k for k, b in enumerate(branches) if b is branch)]
             self._carry_out(part, part.pending, index, None, False, True)
             return True
-        if s.over:  # nothing more to decide: its machine serves the next new state
-            spares = game._spare_machines
-            if len(spares) < MAX_SPARE_MACHINES:
-                self._kept = None
-                spares.append(m)
+        if s.over:
+            self._spare(m)
         return True
+
+    def _lean_machine(self, s: GameState) -> Machine:
+        """The machine of apply_index's lean paths: the state's own, made ready as a new machine
+        would be (its own budget, paid afresh), or, at the state's first decision, a spare one
+        (see `_spare`) or a new one."""
+        m = self._kept
+        if m is None or m.s is not s:
+            try:
+                m = self.game._spare_machines.pop()
+            except IndexError:
+                m = Machine(self.game.compiled, s, None, True)
+            else:
+                m.renew(s)
+            self._kept = m
+            self._budget = m.budget
+        else:
+            m.budget.used = 0
+            m.log_chars = None
+            m.tape_pos = 0
+            m.branch = None
+            if m.memo:
+                m.memo = {}
+            m.journal = None
+        return m
+
+    def _spare(self, m: Machine) -> None:
+        """The game is over: nothing more to decide, so its machine serves the next new state."""
+        spares = self.game._spare_machines
+        if len(spares) < MAX_SPARE_MACHINES:
+            self._kept = None
+            spares.append(m)
 
     def _apply_index_elsewhere(self, index: int, player: int | None, budget: Budget | None) -> None:
         """``apply_index`` at a chance node, in a step of choosing at once, or refused."""
