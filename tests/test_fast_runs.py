@@ -47,6 +47,24 @@ def _both(path, seed, players, moves, last, limits):
     return got
 
 
+class _CarryOuts:
+    """The calls of `State._carry_out` made for the watched state (`.state`), not for the states
+    playing its game again to put it back: (in a part, careful) for each."""
+
+    def __init__(self, monkeypatch) -> None:
+        from interpreter.engine.api import State
+
+        self.calls: list[tuple[bool, bool]] = []
+        self.state = None
+        carry_out = State._carry_out
+
+        def counted(state, branch, p, index, budget, undo_wanted=True, careful=False):
+            if state is self.state:
+                self.calls.append((branch is not None, careful))
+            return carry_out(state, branch, p, index, budget, undo_wanted, careful)
+        monkeypatch.setattr(State, "_carry_out", counted)
+
+
 def _moves(path, players, seed, count):
     game = interpreter.load(str(path))
     state = game.new_game(players=players, seed=seed)
@@ -187,19 +205,11 @@ def test_parts_are_answered_on_the_lean_path_and_failures_carried_out_carefully(
     budget) are answered by `State._answer_part`, not `_carry_out`; one that fails in a fast run
     is put back and carried out once more by `_carry_out` with the careful runs, which raise the
     reference's error; a decision paid from a budget given goes to `_carry_out`."""
-    from interpreter.engine.api import State
-
     (tmp_path / "game.rules").write_text(PARTS)
-    calls = []
-    carry_out = State._carry_out
-
-    def counted(self, branch, p, index, budget, undo_wanted=True, careful=False):
-        if self is state:  # (not the states playing the game again to put it back)
-            calls.append((branch is not None, careful))
-        return carry_out(self, branch, p, index, budget, undo_wanted, careful)
-    monkeypatch.setattr(State, "_carry_out", counted)
+    watched = _CarryOuts(monkeypatch)
+    calls = watched.calls
     game = interpreter.load(str(tmp_path), cache=False)
-    state = game.new_game(players=3, seed=0)
+    state = watched.state = game.new_game(players=3, seed=0)
     state.apply_index(2, 0)  # n = 2: the part goes on to its next choice
     state.apply_index(0, 0)  # (the first part ends: the others answer in the merged order)
     assert calls == []
@@ -210,7 +220,7 @@ def test_parts_are_answered_on_the_lean_path_and_failures_carried_out_carefully(
     while not state.is_over:
         state.apply_index(0, next_player(state))
     assert len(calls) == 1 and state.s.vars["total"] == 2
-    state = game.new_game(players=3, seed=0)
+    state = watched.state = game.new_game(players=3, seed=0)
     state.apply_index(0, 0, Budget())  # (a budget given: `_carry_out`, with the fast runs)
     assert calls == [(True, True), (True, False)]
 
@@ -238,21 +248,13 @@ def test_mays_are_answered_on_the_lean_paths_as_the_reference(tmp_path, monkeypa
     `simultaneously` step is answered on apply_index's lean paths, not by `_carry_out`, but for
     the careful second try of an answer that fails in a fast run: the reference's error, the
     state as it was; then the game goes on as the reference's."""
-    from interpreter.engine.api import State
-
     (tmp_path / "game.rules").write_text(MAYS)
-    calls = []
-    carry_out = State._carry_out
-
-    def counted(self, branch, p, index, budget, undo_wanted=True, careful=False):
-        if self is state:  # (not the states playing the game again to put it back)
-            calls.append((branch is not None, careful))
-        return carry_out(self, branch, p, index, budget, undo_wanted, careful)
-    monkeypatch.setattr(State, "_carry_out", counted)
+    watched = _CarryOuts(monkeypatch)
+    calls = watched.calls
     outcomes = []
     for backend in ("reference", "codegen"):
         game = interpreter.load(str(tmp_path), backend=backend, cache=False)
-        state = game.new_game(players=2, seed=0)
+        state = watched.state = game.new_game(players=2, seed=0)
         errors = []
         while not state.is_over:
             player = next_player(state)
@@ -388,21 +390,13 @@ def test_menus_with_costs_are_answered_on_the_lean_paths_as_the_reference(tmp_pa
     cost and marks the option), not by `_carry_out`, but for the careful second try of an answer
     that fails in a fast run: the reference's error, the state as it was; the game goes on as the
     reference's."""
-    from interpreter.engine.api import State
-
     (tmp_path / "game.rules").write_text(MENUS)
-    calls = []
-    carry_out = State._carry_out
-
-    def counted(self, branch, p, index, budget, undo_wanted=True, careful=False):
-        if self is state:  # (not the states playing the game again to put it back)
-            calls.append(careful)
-        return carry_out(self, branch, p, index, budget, undo_wanted, careful)
-    monkeypatch.setattr(State, "_carry_out", counted)
+    watched = _CarryOuts(monkeypatch)
+    calls = watched.calls
     outcomes = []
     for backend in ("reference", "codegen"):
         game = interpreter.load(str(tmp_path), backend=backend, cache=False)
-        state = game.new_game(players=2, seed=0)
+        state = watched.state = game.new_game(players=2, seed=0)
         rng = random.Random(3)
         errors = []
         while not state.is_over:
@@ -417,7 +411,7 @@ def test_menus_with_costs_are_answered_on_the_lean_paths_as_the_reference(tmp_pa
             state.apply_index(rng.choice([i for i, label in enumerate(labels) if label != "Break"]), player)
         outcomes.append((errors, state.to_json()))
         if backend == "codegen":
-            assert calls == [True] * 6  # (each a careful second try)
+            assert [careful for _, careful in calls] == [True] * 6  # (each a careful second try)
         calls.clear()
     assert outcomes[0] == outcomes[1]
     assert len(outcomes[0][0]) == 6
