@@ -469,6 +469,24 @@ flow:
 '''
 
 
+def test_cards_are_read_through_the_games_own_lists_by_name(tmp_path):
+    """The generated code reads a card's name, kind and fields through the compiled game's own
+    lists, put in its namespace by name (`_card_attrs[c]`, not `m.game.card_attrs[c]`): the very
+    lists (not copies, nor the empty ones it starts with, which would send every card read to
+    the slow path), and the games play, pay and log as the reference, without the slow path."""
+    from test_backends import play_both
+
+    (tmp_path / "game.rules").write_text(EXTREMES)
+    compiled = interpreter.load(str(tmp_path), cache=False).compiled
+    source = "\n".join(compiled.generated.source)
+    assert "m.game.card_" not in source and "_card_attrs[" in source
+    ns = compiled.generated.ns
+    assert ns["_card_attrs"] is compiled.card_attrs and compiled.card_attrs
+    assert ns["_card_names"] is compiled.card_names and ns["_card_kinds"] is compiled.card_kinds
+    for seed in range(4):
+        assert play_both(str(tmp_path), (), 2, seed) > 0
+
+
 def test_max_and_min_of_two_numbers_and_counts_of_lists_of_lists_play_as_the_reference(tmp_path):
     """`max(x, y)` and `min(x, y)` of two numbers, worked out without the built-in's call (the
     first kept unless the second is strictly past it), and lists of lists (of tiles' `saves`, a

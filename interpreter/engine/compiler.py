@@ -2157,7 +2157,7 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
                 kinds.append(table.kind)
                 attrs_list.append(values)
     if c.codegen is not None:  # how big the cards' numbers are decides which sums need a check
-        c.codegen.card_attrs = attrs_list
+        c.codegen.given_cards(names, kinds, attrs_list)
     zone_decls, slots, refill = {}, {}, {}
     grids: set[str] = set()
     for z in p.zones.values():
