@@ -249,16 +249,15 @@ class Machine:
         `simultaneously`. An error gets the position of the procedure's op, as the loop gives it."""
         branch = self.branch
         s = self.s
-        if branch is not None:
-            stack, waits, in_branch = branch.stack, branch, True
-            depth = len(stack) + len(s.stack)
-        else:
-            stack, waits, in_branch = s.stack, s, False
+        if branch is None:
+            stack = s.stack
             depth = len(stack)
-        if depth >= MAX_STACK:  # (push, written out)
-            raise RuleRuntimeError(
-                f"more than {MAX_STACK} procedures and triggers running at once "
-                "(endless recursion or a chain of triggers?)", pos)
+        else:
+            stack = branch.stack
+            depth = len(stack) + len(s.stack)
+        if depth >= DESCEND_DEPTH:  # (MAX_STACK is deeper: checked there, first, as `push` does)
+            self._push_deep(key, local_values, pos, stack, depth)
+            return False
         if push_counter is not None:
             push_counter[key] = push_counter.get(key, 0) + 1
         frame = _new(Frame)  # (Frame(key, 0, local_values), without the call of its __init__)
@@ -266,8 +265,6 @@ class Machine:
         frame.pc = 0
         frame.locals = local_values
         stack.append(frame)
-        if depth >= DESCEND_DEPTH:
-            return False
         code, end, runs = self.runs_of.get(key) or self.code_runs(key)
         op = None  # (the op called here, if any: an error raised in a run has its pc in frame.pc)
         try:
@@ -291,7 +288,12 @@ class Machine:
                             stack.pop()
                             return True
                         run = run(self, frame)
-                if waits.pending is not None or s.over or stack[-1] is not frame or (not s.branches) is in_branch:
+                # the procedure waits, the game ended, a frame was pushed, a `simultaneously`
+                # started (or, in a part, ended): the loop goes on from here
+                if branch is None:
+                    if s.pending is not None or s.over or stack[-1] is not frame or s.branches:
+                        return False
+                elif branch.pending is not None or s.over or stack[-1] is not frame or not s.branches:
                     return False
                 pc = frame.pc
             stack.pop()
@@ -304,6 +306,17 @@ class Machine:
         except RULE_FAULTS as err:
             raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
                                    getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
+
+    def _push_deep(self, key: str, local_values: dict, pos: Any, stack: list[Frame], depth: int) -> None:
+        """``enter``'s push of a procedure called `depth` frames deep (from ``DESCEND_DEPTH``
+        on), which the step loop runs: refused past ``MAX_STACK``, as ``push`` refuses it."""
+        if depth >= MAX_STACK:  # (push, written out)
+            raise RuleRuntimeError(
+                f"more than {MAX_STACK} procedures and triggers running at once "
+                "(endless recursion or a chain of triggers?)", pos)
+        if push_counter is not None:
+            push_counter[key] = push_counter.get(key, 0) + 1
+        stack.append(Frame(key, 0, local_values))
 
     def code_runs(self, key: str) -> tuple[list, int, list]:
         """A code's ops, how many, and their runs (``game_runs``), kept in ``game.runs`` (the
