@@ -171,7 +171,7 @@ def _iter(m, v, per=0):
 
 def _iter_paid_flat(m, v, per=0):
     """`_iter(m, _paid_flat(m, v))` in one call: the same two charges, the same items."""
-    if isinstance(v, _LIST_OR_MAP):
+    if v.__class__ is list or isinstance(v, _LIST_OR_MAP):
         n = len(v)
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -372,7 +372,7 @@ def _token_sum(tokens: dict, keys: tuple) -> int:
 
 def _paid(m, x):
     """An argument given to a built-in: a list or a map is paid for by its items."""
-    if isinstance(x, _LIST_OR_MAP):
+    if x.__class__ is list or isinstance(x, _LIST_OR_MAP):
         b = m.budget
         b.used += _size(x)
         if b.used > b.limit:
@@ -393,7 +393,7 @@ def _paid_flat(m, x):
     """A value whose type says it holds no lists or maps (a zone, a list of numbers or cards, a
     bag): paid for by its length without walking it, which is what `charge_value` comes to for
     such a value."""
-    if isinstance(x, _LIST_OR_MAP):
+    if x.__class__ is list or isinstance(x, _LIST_OR_MAP):
         if len(x) > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
         b = m.budget
@@ -484,7 +484,7 @@ def _all(m, x, pay=_paid):
 def _flat_paid(m, x, times):
     """`_paid_flat` `times` times over (a flat list just built and paid for is paid for again
     when a built-in is given it)."""
-    if isinstance(x, _LIST_OR_MAP):
+    if x.__class__ is list or isinstance(x, _LIST_OR_MAP):
         n = len(x)
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -500,7 +500,7 @@ def _truth_flat(test):
     some games): `test(_flat_paid(m, x, times))` without the call."""
 
     def fused(m, x, times=1):
-        if isinstance(x, _LIST_OR_MAP):
+        if x.__class__ is list or isinstance(x, _LIST_OR_MAP):
             n = len(x)
             if n > MAX_ITEMS:
                 raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -702,7 +702,7 @@ def _in_flat(m, x, y):
     """`in` a zone, a list of numbers, cards or players, or a bag: paid for by its length."""
     if not y:
         return x in ()  # an empty list or bag, or none: nothing to pay for
-    if isinstance(y, _LIST_OR_MAP):
+    if y.__class__ is list or isinstance(y, _LIST_OR_MAP):
         n = len(y)
         if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
