@@ -219,6 +219,12 @@ def test_a_replayed_module_has_every_constant_of_the_generated_one(cache_dir, pa
     assert warm_gen.source == cold_gen.source
     names = set(cold_gen.const_names.values())
     assert any(callable(cold_gen.ns[name]) for name in names)  # some are closures
+    # the lists of the cards' fields (`CodeGen.card_field`), made again from the warm game's cards
+    assert cold_gen.card_fields and warm_gen.card_fields == {}
+    for (field, default), name in cold_gen.card_fields.items():
+        assert warm_gen.ns[name] == cold_gen.ns[name]
+        assert all(x is values.get(field, default) for x, values in zip(warm_gen.ns[name], warm.compiled.card_attrs,
+                                                                         strict=True))
     for name in names:
         before, after = cold_gen.ns[name], warm_gen.ns[name]
         if callable(before):

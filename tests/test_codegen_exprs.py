@@ -470,19 +470,25 @@ flow:
 
 
 def test_cards_are_read_through_the_games_own_lists_by_name(tmp_path):
-    """The generated code reads a card's name, kind and fields through the compiled game's own
-    lists, put in its namespace by name (`_card_attrs[c]`, not `m.game.card_attrs[c]`): the very
-    lists (not copies, nor the empty ones it starts with, which would send every card read to
-    the slow path), and the games play, pay and log as the reference, without the slow path."""
+    """The generated code reads a card's name and kind through the compiled game's own lists,
+    put in its namespace by name (`_card_names[c]`, not `m.game.card_names[c]`): the very lists
+    (not copies, nor the empty ones it starts with, which would send every card read to the slow
+    path); and a field through a list of every card's value of it (`_cf0[c]`, not a call of the
+    card's dict's get), holding the very values the cards hold. The games play, pay and log as
+    the reference, without the slow path."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(EXTREMES)
     compiled = interpreter.load(str(tmp_path), cache=False).compiled
     source = "\n".join(compiled.generated.source)
-    assert "m.game.card_" not in source and "_card_attrs[" in source
+    assert "m.game.card_" not in source and "_card_attrs[" not in source and re.search(r"_cf\d+\[", source)
     ns = compiled.generated.ns
     assert ns["_card_attrs"] is compiled.card_attrs and compiled.card_attrs
     assert ns["_card_names"] is compiled.card_names and ns["_card_kinds"] is compiled.card_kinds
+    fields = compiled.generated.card_fields
+    assert ("saves", None) in fields
+    for (field, default), name in fields.items():
+        assert all(x is values.get(field, default) for x, values in zip(ns[name], compiled.card_attrs, strict=True))
     for seed in range(4):
         assert play_both(str(tmp_path), (), 2, seed) > 0
 

@@ -1024,6 +1024,7 @@ class CodeGen:
         # (the same lists, by name in the namespace: `_card_attrs[c]` rather than
         # `m.game.card_attrs[c]`, two attribute reads fewer for each card read; see `given_cards`)
         self.ns.update(_card_names=[], _card_kinds=[], _card_attrs=[])
+        self.card_fields: dict[tuple[str, Any], str] = {}  # (field, default) -> its list's name (`card_field`)
         self.define_bounds: dict[str, int | None] = {}
         self.field_bounds: dict[tuple, int | None] = {}  # (field, in a map) or ("$items", field)
         self.define_names: dict[str, str] = {}
@@ -1512,6 +1513,24 @@ class CodeGen:
         self.recipes.setdefault(self.slot, []).append((name if len(self.const_names) > before else None, recipe))
         return name
 
+    def card_field(self, name: str, default: Any) -> str:
+        """The namespace's name of the list of every card's value of field `name` (`default` for
+        a card without it), read `_cfN[c]` where the reference reads `card_attrs[c].get(name,
+        default)`: the same value (the very object the card holds), and the same error for
+        anything but a card's number (none indexes neither). Made once per field, as a constant
+        the compiler makes (`made`): a replay makes it again from the game's cards."""
+        key = (name, default)
+        found = self.card_fields.get(key)
+        if found is None:
+            found = self.card_fields[key] = f"_cf{len(self.card_fields)}"
+            self.ns[found] = self.card_field_list(key)
+            self.recipes.setdefault(self.slot, []).append((found, ("card_field", key)))
+        return found
+
+    def card_field_list(self, key: tuple[str, Any]) -> list:
+        name, default = key
+        return [values.get(name, default) for values in self.card_attrs or ()]
+
     def cook_slot(self, e) -> None:
         """Make again the constants the generating load made while generating this entry."""
         for name, recipe in self.recipes.get(self.slot, ()):
@@ -1531,7 +1550,7 @@ class CodeGen:
             finally:
                 self.c._nested = nested
         return {"shown_as": self.c.shown_as, "const": self.c.const, "card_var_init": self.c.card_var_init,
-                "function": FUNCTIONS.__getitem__}[kind](arg)
+                "function": FUNCTIONS.__getitem__, "card_field": self.card_field_list}[kind](arg)
 
     def keep(self, code: Any) -> None:
         """Put what a replay needs in the cache, if every constant is plain data or has a recipe."""
@@ -2169,6 +2188,8 @@ class CodeGen:
             obj = self.expr(e.obj, scope)  # None indexes nothing: TypeError, then the slow path
             if name == "name":
                 return f"_card_names[{obj}]"
+            if self.card_attrs is not None:  # a list of every card's value of the field: no call
+                return f"{self.card_field(name, '' if name == 'text' else None)}[{obj}]"
             if name == "text":
                 return f"_card_attrs[{obj}].get({self.const(name)}, '')"
             return f"_card_attrs[{obj}].get({self.const(name)})"
