@@ -424,14 +424,15 @@ flow:
 
 
 def test_a_var_of_cards_read_through_the_cards_table_plays_as_the_reference(tmp_path):
-    """A var of cards read by a table of every card's key (no text made per read), for cards and
-    for a card that is none (no key of the table: what the reference reads, the var's first
-    value, without the slow path): the games, their logs and the work paid are the reference's."""
+    """A var of cards read by a table of every card's key (no text made per read, no call: the
+    table subscripted), for cards and for a card that is none (the table's key of none, the
+    reference's own: what the reference reads, the var's first value, without the slow path):
+    the games, their logs and the work paid are the reference's."""
     from test_backends import play_both
 
     (tmp_path / "game.rules").write_text(SITES)
     source = "\n".join(interpreter.load(str(tmp_path), cache=False).compiled.generated.source)
-    assert "f'{" not in source and re.search(r"m\.s\.vars\.get\(_k\d+\.get\(", source)
+    assert "f'{" not in source and re.search(r"m\.s\.vars\.get\(_k\d+\[", source)
     for seed in range(6):
         assert play_both(str(tmp_path), (), 2, seed) > 0
 

@@ -2242,14 +2242,16 @@ class CodeGen:
             return f"{table}[{self.expr(e, scope)}]"
         if self.type_of(e) == "card" and self.card_attrs is not None and len(self.card_attrs) <= _CARD_KEY_TABLE:
             # A card's key from a table of every card's, made once, as a seat's above (a search
-            # of a zone by a var of its cards made a new text per card). None, or a value that
-            # is no card, gets None, which is no key of the state's vars, as the reference's own
-            # key (`site@None`) is none: a var of cards is read with a default, its first value.
+            # of a zone by a var of its cards made a new text per card), and of none: the
+            # reference's own key for it (`site@None`), which a var of cards is read by with a
+            # default, its first value. A value that is no card nor none is no key of the table:
+            # KeyError, then the slow path (the reference's own key for it).
             table = self.seat_keys.get(prefix)
             if table is None:
-                table = self.seat_keys[prefix] = self.const(
-                    {card: f"{prefix}{card}" for card in range(len(self.card_attrs))})
-            return f"{table}.get({self.expr(e, scope)})"
+                keys: dict[int | None, str] = {card: f"{prefix}{card}" for card in range(len(self.card_attrs))}
+                keys[None] = f"{prefix}None"
+                table = self.seat_keys[prefix] = self.const(keys)
+            return f"{table}[{self.expr(e, scope)}]"
         return f"f'{{{self.const(prefix)}}}{{{self.expr(e, scope)}}}'"
 
     def hoisted(self, where: str, key: str, obj, scope: dict, sized: bool = False) -> str:
