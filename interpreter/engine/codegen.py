@@ -394,10 +394,11 @@ def _paid_flat(m, x):
     bag): paid for by its length without walking it, which is what `charge_value` comes to for
     such a value."""
     if x.__class__ is list or isinstance(x, _LIST_OR_MAP):
-        if len(x) > MAX_ITEMS:
+        n = len(x)
+        if n > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
         b = m.budget
-        b.used += len(x)
+        b.used += n
         if b.used > b.limit:
             m.charge(0)
     return x
@@ -569,6 +570,15 @@ def _all_kept(m, holds):
 
 
 def _count_flat(m, x, times=1):
+    if x.__class__ is list:  # (`_flat_paid`, written out for a list: no second call)
+        n = len(x)
+        if n > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += times * n
+        if b.used > b.limit:
+            m.charge(0)
+        return n
     return len(_flat_paid(m, x, times)) if x is not None else 0
 
 
