@@ -180,6 +180,8 @@ class GameState:
 
 def _copy_value(v: Any) -> Any:
     """Values are ints, strings, lists and dicts (bags); copy containers, nested ones too."""
+    if v.__class__ is list and (not v or v[0].__class__ in _PLAIN_ITEMS):
+        return v[:]  # (what the lines below make of a list of plain items, found without isinstance)
     if isinstance(v, list):
         return [_copy_value(x) for x in v] if v and isinstance(v[0], _CONTAINERS) else v[:]
     if isinstance(v, dict):
@@ -188,6 +190,7 @@ def _copy_value(v: Any) -> Any:
 
 
 _CONTAINERS = (list, dict)
+_PLAIN_ITEMS = frozenset((int, str, bool, type(None)))  # the classes of items that are no containers
 _new = object.__new__
 _list_copy = list.copy
 _FEW_ZONES = 8
