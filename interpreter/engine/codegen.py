@@ -3414,8 +3414,8 @@ class CodeGen:
             with the call's payment."""
             out = [f"{indent}_u = {0 if call_paid else STEPS_PER_CALL}\n"] if tally else []
             out += [f"{indent}{line}\n" for line in lines] if reads_first else []
-            out += [f"{indent}{line}\n" for line in loops]
-            out.append(f"{indent}{target} = {body}\n")
+            out += [f"{indent}{line.replace(_SEATS_ITERATED, _SEATS_RANGE)}\n" for line in loops]
+            out.append(f"{indent}{target} = {body.replace(_SEATS_ITERATED, _SEATS_RANGE)}\n")
             if tally:
                 paid = f"{indent}    " if call_paid else indent
                 out.append((f"{indent}if _u:\n" if call_paid else "") +
@@ -4325,6 +4325,11 @@ _ITEM_OF = re.compile(r"(\w+)\[(\w+)\]\Z")
 _COUNT_EQUAL = re.compile(r"\[(\w+) for (\w+) in _iter\(m, (.+)\) if \((\w+) == (\w+)\)\]\Z", re.S)
 _ITEM_IS = re.compile(r"\((\w+)\[(\w+)\] (==|!=) ([\w.]+)\)\Z")
 # Generated source that begins with a define's call paid in place in a body's tally (`looked_at`)
+# The seats iterated in a define's body (`players`, paid for by `_iter`): their numbers as a
+# range, which `_iter` pays for and hands on as it does the list, without making the list
+# (written in when the body is done: the patterns above see the list as before)
+_SEATS_ITERATED = "_iter(m, list(range(m.s.num_players))"
+_SEATS_RANGE = "_iter(m, range(m.s.num_players)"
 _LEADING_TALLY = re.compile(r"\(\(_u := _u \+ (\d+)\) and (.*)\)\Z", re.S)
 # Generated source made of names, numbers, items, comparisons and and/or/not only (`looked_at`):
 # it pays nothing and changes nothing
