@@ -61,6 +61,7 @@ def test_tallied_bodies_play_as_the_reference(tmp_path):
     assert ")[-1]" in source  # `short` written in place, its list worked out first into a name
     assert "[0, 1, 2, 3]" in source and "in range(3, 2)" in source  # ranges (to and with 3): paid for here
     assert re.search(r"\(_u := _u \+ 2\) and \w+ in _k\d+", source)  # `in` a constant list of 2
+    assert "_iter(m, range(m.s.num_players))" in source  # the seats iterated as a range (`min(... players)`)
     for seed in range(8):
         assert play_both(str(tmp_path), (), 2 + seed % 2, seed) > 0
 
