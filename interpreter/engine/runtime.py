@@ -157,10 +157,15 @@ class Machine:
         while not s.over:
             if s.branches:
                 self._run_branches()
-                if s.over or any(b.pending is not None for b in s.branches):
+                if s.over:
                     break
-                self._join_branches()
-                continue
+                for b in s.branches:  # (any part waiting for its player: a loop, no generator made)
+                    if b.pending is not None:
+                        break
+                else:
+                    self._join_branches()
+                    continue
+                break
             if s.pending is not None:
                 break
             if not s.stack:
@@ -544,7 +549,9 @@ class Machine:
             text = log_line(text if n <= MAX_TEXT else text[:MAX_TEXT] + "...")
         s = self.s
         log = s.log
-        lines = len(log) + sum(len(b.log) for b in s.branches) if s.branches else len(log)
+        lines = len(log)
+        for b in s.branches:  # (the parts' lines too: a loop, no generator made)
+            lines += len(b.log)
         if lines >= _LOG_CHECKED:  # (both checks below, only for a log that long)
             if lines >= MAX_LOG_LINES:
                 raise RuleRuntimeError(f"the game's log is full ({MAX_LOG_LINES} lines): a log in a loop?")
