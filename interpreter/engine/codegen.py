@@ -805,17 +805,22 @@ def _keep_pure(kept: dict, key: tuple, result, paid: int, calls: list | None = N
         if not calls:  # (and what a call pays with it: a define's function pays both at once)
             kept[key] = (result, paid, (), paid + STEPS_PER_CALL)
             return
+        # (and, when none of the calls made calls of its own, each call's key, result and what
+        # it pays when the memo lacks it: the replay written in place, see `CodeGen.define`;
+        # all in one loop, no generators: a pure define kept is most of some games' calls)
+        made = []
+        flat: list | None = []
         for call in calls:
-            if call[1] not in kept:
+            entry = kept.get(call[1], _MISS)
+            if entry is _MISS:
                 return
             paid -= call[2]
-        made = tuple((call[0], call[1]) for call in calls)
-        # (and, when none of the calls made calls of its own, each call's key, result and what
-        # it pays when the memo lacks it: the replay written in place, see `CodeGen.define`)
-        entries = [kept[call[1]] for call in calls]
-        flat = (tuple((call[0], entry[0], entry[3]) for call, entry in zip(calls, entries, strict=True))
-                if all(not entry[2] for entry in entries) else None)
-        kept[key] = (result, paid, made, paid + STEPS_PER_CALL, flat)
+            made.append((call[0], call[1]))
+            if flat is not None:
+                flat = None if entry[2] else flat
+                if flat is not None:
+                    flat.append((call[0], entry[0], entry[3]))
+        kept[key] = (result, paid, tuple(made), paid + STEPS_PER_CALL, tuple(flat) if flat is not None else None)
 
 
 def _replay(b, memo: dict, calls: tuple, kept: dict) -> None:

@@ -881,7 +881,9 @@ class Machine:
             if sd is not None and sd not in self.game.token_sides[token]:
                 raise RuleRuntimeError(f"{token} has no side {sd!r}")
         sides = [side] if side else list(reversed(self.game.token_sides[token]))
-        have = sum(t.get(f"{src}|{token}|{sd}", 0) for sd in sides)
+        have = 0
+        for sd in sides:  # (a loop, no generator made)
+            have += t.get(f"{src}|{token}|{sd}", 0)
         if have < amount:
             if strict:
                 raise RuleRuntimeError(f"{self.holder_label(src)} has {have} {token}, not {amount}")
