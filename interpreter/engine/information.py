@@ -349,6 +349,7 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
             first[k] = _copy_value(v)
         else:
             first[k] = v
+    one_var = card_var_keys[0] if len(card_var_keys) == 1 else None
     parts = []
     for p in sorted(players):
         try:
@@ -360,22 +361,34 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
         mine: list[int] = []
         for zk in zone_keys[p]:
             cards = all_zones[zk]
-            zones[zk] = cards[:]
-            sizes[zk] = len(cards)
-            mine += cards
+            if cards:
+                zones[zk] = cards[:]
+                sizes[zk] = len(cards)
+                mine += cards
+            else:  # (most of a player's zones, most times)
+                zones[zk] = []
+                sizes[zk] = 0
         card_vars: dict[str, Any] = {}
-        for keys in card_var_keys:
-            for c in mine:
-                vk = keys[c]
-                if vk in values:
-                    card_vars[vk] = values[vk]
         known: dict[str, int] = {}
         cells: dict[str, list] = {}
-        for c in mine:
-            t = text[c]
-            mask = all_known.get(t)
-            if mask is not None:
-                known[t] = mask
+        if one_var is not None:  # one var of cards: its keys and the knowledge in one pass over the cards
+            for c in mine:
+                vk = one_var[c]
+                if vk in values:
+                    card_vars[vk] = values[vk]
+                t = text[c]
+                if t in all_known:
+                    known[t] = all_known[t]
+        else:
+            for keys in card_var_keys:
+                for c in mine:
+                    vk = keys[c]
+                    if vk in values:
+                        card_vars[vk] = values[vk]
+            for c in mine:
+                t = text[c]
+                if t in all_known:
+                    known[t] = all_known[t]
         if all_cells:
             for c in mine:
                 cell = all_cells.get(text[c])
