@@ -665,10 +665,35 @@ class Machine:
         or 1): the step a `draw` pays for each card before its move's. Where a card's move
         needs more (a grid, a `simultaneously` part, cards nobody knows the order of), each
         goes through ``move_card``."""
-        if not cards:  # nothing moves: nothing is paid, noted or looked at
-            return
         s = self.s
         game = self.game
+        if len(cards) == 1 and self.journal is None and self.branch is None and not s.unordered \
+                and not game.zone_grids and not game.zone_slots:
+            # One card (most moves: `move c to ...`), nothing noted for an undo, no grid, no
+            # zone with slots, no part of a `simultaneously` step, every order known: when
+            # neither the budget nor the zone can run out, the card-by-card loop below for its
+            # one card, tested first and without the lookups it makes once for many
+            dst = s.zones.get(key)
+            b = self.budget
+            used = b.used + 1 + draws
+            if dst is not None and used <= b.limit and len(dst) < MAX_ZONE_SIZE:
+                b.used = used
+                card = cards[0]
+                where = s.where
+                src_key = where[card]
+                seen = game.viewer_cache.get((src_key, s.num_players))
+                if seen is None:
+                    seen = viewers(game, src_key, s.num_players)
+                if seen:
+                    known = s.known
+                    k = game.card_texts[card]
+                    known[k] = known.get(k, 0) | seen
+                s.zones[src_key].remove(card)
+                dst.append(card)
+                where[card] = key
+                return
+        elif not cards:  # nothing moves: nothing is paid, noted or looked at
+            return
         if game.zone_grids or self.branch is not None or s.unordered:
             b = self.budget
             for c in cards:
@@ -682,27 +707,6 @@ class Machine:
         zones = s.zones
         dst = zones.get(key)
         j = self.journal
-        if len(cards) == 1 and j is None and not game.zone_slots and dst is not None and len(dst) < MAX_ZONE_SIZE \
-                and b.used + 1 + draws <= b.limit:
-            # One card, nothing noted for an undo, no zone with slots, and neither the budget nor
-            # the zone can run out (most moves): the loop below for its one card, without the
-            # lookups it makes once for many
-            b.used += 1 + draws
-            card = cards[0]
-            where = s.where
-            src_key = where[card]
-            src = zones[src_key]
-            seen = game.viewer_cache.get((src_key, s.num_players))
-            if seen is None:
-                seen = viewers(game, src_key, s.num_players)
-            if seen:
-                known = s.known
-                k = game.card_texts[card]
-                known[k] = known.get(k, 0) | seen
-            src.remove(card)
-            dst.append(card)
-            where[card] = key
-            return
         where = s.where
         known = s.known
         players = s.num_players
