@@ -101,9 +101,14 @@ def _shuffle_by_steps(state: int, items: list) -> int:
 
 
 def test_the_written_out_shuffle_is_the_generator_s():
-    """rng_shuffle inlines rng_below and rng_next: the same orders and generator states."""
+    """rng_shuffle inlines rng_below and rng_next: the same orders and generator states, with
+    its draws one by one (few items) or worked out together (``_rng_shuffle_packed``: from
+    ``_PACKED_FROM`` to ``_PACKED_UPTO`` items; more than ``_FEW`` bounds of their own limits)."""
+    from interpreter.engine import state as state_module
+
     rng = random.Random(5)
-    for n in [0, 1, 2, 3, 7, 52, 200]:
+    low, high = state_module._PACKED_FROM, state_module._PACKED_UPTO
+    for n in [0, 1, 2, 3, 7, 52, 200, low - 1, low, state_module._FEW, state_module._FEW + 1, high, high + 1]:
         for _ in range(30):
             seed = rng.randrange(2**64)
             a, b = list(range(n)), list(range(n))
@@ -113,7 +118,8 @@ def test_the_written_out_shuffle_is_the_generator_s():
 
 def test_the_written_out_shuffle_rejects_as_the_generator_does(monkeypatch):
     """A draw at or past its bound's limit is drawn again (one draw in 2**58 at most: the limits
-    are lowered here, the same for rng_below, so that half the draws are)."""
+    are lowered here, the same for rng_below, so that half the draws are); draws worked out
+    together hand over to the loop at the first such draw (from ``_PACKED_FROM`` items on)."""
     from interpreter.engine import state as state_module
 
     half = 1 << 63

@@ -7,6 +7,9 @@ What never changes (card names, printed values, compiled code) lives in the comp
 
 from __future__ import annotations
 
+import functools
+import sys
+from array import array
 from typing import Any
 
 import attrs
@@ -258,6 +261,8 @@ def rng_shuffle(state: int, items: list) -> int:
     """Fisher-Yates in place; returns the new generator state. The numbers of ``rng_below`` (and
     so of ``rng_next``), written out: a shuffle is most of the setup of a small card game."""
     n = len(items)
+    if _PACKED_FROM <= n <= _PACKED_UPTO:
+        return _rng_shuffle_packed(state, items)
     if n > _FEW:
         return _rng_shuffle_long(state, items)
     for i in range(n - 1, 0, -1):
@@ -277,11 +282,12 @@ def rng_shuffle(state: int, items: list) -> int:
     return state
 
 
-def _rng_shuffle_long(state: int, items: list) -> int:
-    """``rng_shuffle`` of more than ``_FEW`` items: each bound's limit worked out as it comes."""
-    for i in range(len(items) - 1, 0, -1):
+def _rng_shuffle_long(state: int, items: list, top: int | None = None) -> int:
+    """``rng_shuffle`` of more than ``_FEW`` items: each bound's limit worked out as it comes.
+    ``top``: the draws from the one swapping `items[top]` on (the earlier ones made already)."""
+    for i in range(len(items) - 1 if top is None else top, 0, -1):
         bound = i + 1
-        limit = _LIMITS[bound] if bound < _FEW else _TWO_64 - _TWO_64 % bound
+        limit = _LIMITS[bound] if bound <= _FEW else _TWO_64 - _TWO_64 % bound
         while True:
             state = (state + 0x9E3779B97F4A7C15) & MASK64
             z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
@@ -294,6 +300,48 @@ def _rng_shuffle_long(state: int, items: list) -> int:
     return state
 
 
+def _rng_shuffle_packed(state: int, items: list) -> int:
+    """``rng_shuffle`` with its draws' numbers worked out together: the generator's states of a
+    shuffle's N-1 draws are its state plus 1..N-1 times the same constant, so all of them can be
+    laid side by side in one big number, 128 bits apart (room for each one's 64-bit product), and
+    each of ``rng_next``'s mixing steps done once for all of them: a shift masked to each one's
+    64 bits, an exclusive or, a product by the constant masked likewise. Each draw is then read
+    back from the bytes; the swaps are those of the loop, in its order. A draw that might be past
+    its bound's rejection limit (at most one in 2**58) hands over, at that draw, to the loop that
+    rejects and draws again (``_rng_shuffle_long``), so the numbers are always exactly the loop's
+    (tests/test_state_copy.py compares them). Per card about half of the loop's instructions
+    (its operations on 64-bit numbers, each a new object, were a twentieth of a playout)."""
+    n = len(items)
+    draws = n - 1
+    increments, mask = _packed_lanes(draws)
+    z = (int.from_bytes(state.to_bytes(16, "little") * draws, "little") + increments) & mask
+    z ^= (z >> 30) & mask
+    z = (z * 0xBF58476D1CE4E5B9) & mask
+    z ^= (z >> 27) & mask
+    z = (z * 0x94D049BB133111EB) & mask
+    z ^= (z >> 31) & mask
+    words = array("Q", z.to_bytes(16 * draws, "little"))
+    if _BIG_ENDIAN:
+        words.byteswap()
+    # (below every bound's limit: a draw under it is kept by the loop whatever its bound)
+    lowest = _LOWEST_LIMIT if n <= _FEW else min(_LOWEST_LIMIT, _TWO_64 - n)
+    for i, x in zip(range(draws, 0, -1), words[::2], strict=True):
+        if x >= lowest:
+            return _rng_shuffle_long((state + 0x9E3779B97F4A7C15 * (draws - i)) & MASK64, items, i)
+        j = x % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return (state + 0x9E3779B97F4A7C15 * draws) & MASK64
+
+
+@functools.lru_cache(maxsize=128)
+def _packed_lanes(draws: int) -> tuple[int, int]:
+    """For ``_rng_shuffle_packed`` of `draws` draws: the constant added to the state for each
+    draw (k times it for the k-th, at bit 128(k-1)), and the mask of each one's low 64 bits."""
+    counts = b"".join(k.to_bytes(16, "little") for k in range(1, draws + 1))
+    return (0x9E3779B97F4A7C15 * int.from_bytes(counts, "little"),
+            int.from_bytes((b"\xff" * 8 + b"\x00" * 8) * draws, "little"))
+
+
 _TWO_64 = 1 << 64
 # The rejection limit of each small bound (`rng_below`'s), worked out once: two operations on
 # numbers past 64 bits fewer per card of a shuffle (a shuffle is a third of a small game's start)
@@ -301,3 +349,8 @@ _FEW = 64
 _LIMITS = tuple(_TWO_64 - _TWO_64 % bound if bound else 0 for bound in range(_FEW + 1))
 # The least of them (a draw below it is below every one): most draws need no other comparison
 _LOWEST_LIMIT = min(_LIMITS[1:])
+# From how many items (to how many) a shuffle's draws are worked out together
+# (``_rng_shuffle_packed``): fewer cost more so, measured; more would keep big numbers per size.
+_PACKED_FROM = 6
+_PACKED_UPTO = 1024
+_BIG_ENDIAN = sys.byteorder == "big"
