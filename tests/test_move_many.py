@@ -11,7 +11,7 @@ import pytest
 
 import interpreter
 from interpreter.engine.budget import Budget
-from interpreter.engine.runtime import _MANY_CARDS, Machine
+from interpreter.engine.runtime import _MANY_CARDS, Machine, _draw, draw_cards
 from interpreter.tools.simulate import next_player
 from rulelang.diagnostics import RuleRuntimeError
 
@@ -153,3 +153,38 @@ def test_a_whole_zone_moved_at_once_ends_where_one_at_a_time_puts_it(part):
                     m3.move_cards(list(cards), dst_key, draws)
                 assert m3.budget.used == len(cards) * (1 + draws)
     assert checked > 5 and taught > 0
+
+
+def test_a_draw_ends_where_the_general_draw_puts_it():
+    """``draw_cards`` (the fast runs' `draw`: cards between refills moved together; a draw that
+    needs no refill, most of them, in one move) leaves what the general effect (``_draw``, card
+    by card) leaves: the cards drawn, zones, places, knowledge, log and units; at a budget one
+    unit short, the same overrun."""
+    game, state = _states()
+    g = game.compiled
+    piles = [k for k in state.s.zones if k.startswith("draw_pile#")]
+    assert piles and g.zone_refill.get("draw_pile")  # (a pile that refills from the discard)
+    checked = refilled = 0
+    for key in piles:
+        owner = key.partition("#")[2]
+        size = len(state.s.zones[key]) + len(state.s.zones[f"discard#{owner}"])
+        for count in sorted({0, 1, 2, len(state.s.zones[key]), len(state.s.zones[key]) + 1, size, size + 2}):
+            general, fast = state.clone(), state.clone()
+            m1 = Machine(g, general.s, Budget())
+            drawn1 = _draw(m1, count, key, f"play_area#{owner}")
+            m2 = Machine(g, fast.s, Budget())
+            drawn2 = draw_cards(m2, count, key, f"play_area#{owner}")
+            assert drawn2 == drawn1
+            assert fast.s.zones == general.s.zones and fast.s.where == general.s.where
+            assert fast.s.known == general.s.known and fast.s.log == general.s.log
+            assert fast.s.rng == general.s.rng
+            assert m2.budget.used == m1.budget.used
+            refilled += count > len(state.s.zones[key])
+            if m1.budget.used:  # a budget one unit short: the same overrun, at the same unit
+                short = state.clone()
+                m3 = Machine(g, short.s, Budget(limit=m1.budget.used - 1))
+                with pytest.raises(RuleRuntimeError):
+                    draw_cards(m3, count, key, f"play_area#{owner}")
+                assert m3.budget.used == m1.budget.used
+            checked += 1
+    assert checked > 10 and refilled > 0

@@ -1030,6 +1030,12 @@ def draw_cards(m: Machine, count, source, zone) -> list[int]:
     src = m.zone(source)
     if source == zone or m.s.unordered or type(count) is not int or m.seed_mode is not None:
         return _draw(m, count, source, zone)
+    if count <= len(src):  # (most draws: no refill on the way, so none looked up) the loop below, once
+        if count <= 0:
+            return []
+        cards = src[:count]
+        m.move_cards(cards, zone, draws=1)
+        return cards
     zone_name, _, owner = source.partition("#")
     refill = m.game.zone_refill.get(zone_name)
     if refill:
