@@ -352,8 +352,10 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
     one_var = card_var_keys[0] if len(card_var_keys) == 1 else None
     parts = []
     for p in sorted(players):
+        shown_vars = {}  # (a loop: a comprehension is a call of its own)
         try:
-            shown_vars = {k: values[k] for k in var_keys[p]}
+            for k in var_keys[p]:
+                shown_vars[k] = values[k]
         except KeyError:  # (a var missing: not a state the save checks let through)
             return None
         zones: dict[str, list[int]] = {}
@@ -397,8 +399,7 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
         frame = _new(Frame)
         frame.code = key
         frame.pc = 0
-        frame.locals = {**first}
-        frame.locals[var] = p
+        frame.locals = {**first, var: p}
         start = _new(BranchStart)
         start.frame = frame
         start.zones = zones
