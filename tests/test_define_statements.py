@@ -34,6 +34,9 @@ define above(p: player, i: int) = min([99] + [p.row[j] for j in range(i + 1, 7) 
 define gap(p: player, a: int, b: int, n: int) = (not any(p.row[j] == n for j in range(a, b))
     and min([b + 1] + [j for j in range(a, b) where p.row[j] > n])
         - max([a - 1] + [j for j in range(a, b) where p.row[j] >= 0 and p.row[j] < n]) >= 2)
+define filled_at(p: player, j: int) = p.row[j] >= 0
+define room(p: player, a: int, b: int, n: int) = (min([b + 1] + [j for j in range(a, b) where p.row[j] > n])
+    - max([a - 1] + [j for j in range(a, b) where filled_at(p, j) and p.row[j] < n]))
 define holds(p: player, n: int) = ((n > 2 and any(x == n for x in p.hand))
     or all(x + above(p, 3) > n for x in p.hand where x != 1))
 define marked(p: player, n: int) = n < 0 or all(p.row[k] != n + 1 for k in marks) and not any(above(p, k) < n for k in marks)
@@ -44,7 +47,7 @@ flow:
             turn p:
                 choose i in range(0, 7) by p label "square {i}"
                 set truths = [gap(p, 0, 7, i), gap(p, i, 7, 3), either(p, i, i - 2), either(p, 0, 1)]
-                set result = [below(p, i), above(p, i), below(p, 7 - i), -1 if either(p, 9, 0) else 1]
+                set result = [below(p, i), above(p, i), below(p, 7 - i), -1 if either(p, 9, 0) else 1, room(p, 0, 7, i), room(p, i, 6, 5)]
                 set truths = truths + [holds(p, i), holds(p, 8 - i), not holds(p, i + 4) and holds(p, 5), marked(p, i), marked(p, 3 - i)]
                 set p.row[i] = -1 if i == 6 else i + 2
                 set p.hand = p.hand + [i + 1]
@@ -64,6 +67,9 @@ def test_joined_extremes_as_statements_pay_and_fail_as_the_reference(tmp_path):
                     "    b.used += len("):
         assert written in source, written  # the forms under test are the ones generated
     assert re.search(r"\n +for _v\d+ in _k\d+:\n", source)  # (`marked`: a loop over a constant's items)
+    # (`room`: the call of `filled_at` paid in place at every item of the range, paid for them
+    # all with the range's 2 units an item, none in the comprehension)
+    assert "_u += 7 * (_v" in source and not re.search(r"\[_v\d+ for _v\d+ in _v\d+ if [^\]]*_u :=", source)
     from test_backends import play_both
 
     # (the fourth turn's `either(p, 0, 1)` goes over 192,000 squares: refused, in both)

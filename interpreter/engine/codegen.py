@@ -3996,6 +3996,13 @@ class CodeGen:
                     f"{ind}else:",
                     f"{ind}    {listed} = []"]
         else:
+            # (a condition that first pays a call into the tally, the same units at every item
+            # (`_charged_first`): paid for all the range's items at once, with the range's own 2
+            # units an item, and the comprehension without it)
+            first = _charged_first(cond) if cond is not None else None
+            if first is not None:
+                per, cond = first
+                out[out.index(f"{ind}    _u += 2 * ({stop} - {start})")] = f"{ind}    _u += {2 + per} * ({stop} - {start})"
             out.append(f"{ind}{r} = range({start}, {stop})")
             out.append(f"{ind}{listed} = [{elem} for {v} in {r}{f' if {cond}' if cond is not None else ''}]")
         out.append(f"{ind}_u += 3 * ({len(values)} + len({listed}))")
@@ -4374,6 +4381,44 @@ _IN_PLACE_SIZE = 60
 _IN_PLACE_DEPTH = 1
 _IN_PLACE_SOURCE = 600  # characters of generated source
 _TALLIED_SEARCH = 64  # the longest constant list an `in` searches paying in a define's tally
+
+
+_CHARGED_FIRST = re.compile(r"\A(\(*)\(_u := _u \+ (\d+)\) and ")
+
+
+def _charged_first(cond: str) -> tuple[int, str] | None:
+    """A comprehension's condition that begins by adding a number to the body's tally (a call
+    paid in place, `paid_call`: `((_u := _u + 5) and f(x)) and g(x)`), and works that addition
+    out first at every item, whatever the item (the first operand of an `and`, itself the first
+    of the `and` around it, if any; never behind a test, as in `a if t else b`, which works `t`
+    out first): (the number, the condition without it: `(f(x)) and g(x)`), else None. Paid for
+    every item at once instead, it is the same units; and the tally, an int added to, is not a
+    name the comprehension writes any more (Python makes it a cell of the body otherwise)."""
+    match = _CHARGED_FIRST.match(cond)
+    if match is None:
+        return None
+    import ast  # (only when generating: what the text says is checked on its syntax tree)
+
+    per = int(match.group(2))
+    rest = match.group(1) + cond[match.end():]
+    try:
+        tree, left = ast.parse(cond, mode="eval").body, ast.parse(rest, mode="eval").body
+    except SyntaxError:
+        return None
+    chain, node = [], tree
+    while isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        chain.append(node)
+        node = node.values[0]
+    paid = ast.NamedExpr(target=ast.Name(id="_u", ctx=ast.Store()),
+                         value=ast.BinOp(left=ast.Name(id="_u", ctx=ast.Load()), op=ast.Add(), right=ast.Constant(per)))
+    if not chain or ast.dump(node) != ast.dump(paid):
+        return None
+    others = chain[-1].values[1:]
+    without = others[0] if len(others) == 1 else ast.BoolOp(op=ast.And(), values=others)
+    if len(chain) > 1:
+        chain[-2].values[0] = without
+        without = tree
+    return (per, rest) if ast.dump(without) == ast.dump(left) else None
 
 
 def _loop_tally(cost: int) -> str:
