@@ -82,6 +82,7 @@ players 2 to 2
 var board: list of int = [1, 2, 3, 4, 5, 6]
 var score per player: int = 0
 define total(p: player) = sum(x for x in board where x > p.score)
+define over(p: player) = sum(x for x in board where x > p.score) > 100
 flow:
     for p in players:
         turn p:
@@ -124,6 +125,21 @@ def test_a_call_remembered_across_ops_pays_only_the_call(tmp_path, backend):
     changed = _paid(tmp_path, backend, ["let a = total(p)", "set board[0] = 9"])
     again = _paid(tmp_path, backend, ["let a = total(p)", "set board[0] = 9", "let b = total(p)"])
     assert again - changed == 1 + first_call
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_remembered_false_pays_only_the_call(tmp_path, backend):
+    """`over(p)` always gives a bool (a comparison), false here: its generated function looks
+    the memo up without a default (None is never a result of it) and must still tell a
+    remembered False from no result at all: asked twice, the second call pays the call alone."""
+    once = _paid(tmp_path, backend, ["let a = over(p)"])
+    first_call = once - _paid(tmp_path, backend, ["let a = false"])
+    assert first_call > STEPS_PER_CALL  # the body pays for its list
+    assert _paid(tmp_path, backend, ["let a = over(p)", "let b = over(p)"]) - once == 1 + STEPS_PER_CALL
+    if backend == "codegen":
+        game = interpreter.load(str(next(tmp_path.iterdir())), backend=backend, cache=False)
+        function = next(f for f in game.compiled.generated.source if "(_k" in f and "> 100" in f)
+        assert "r = memo.get(key)\n" in function and "if r is None:" in function
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

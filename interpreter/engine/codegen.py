@@ -3430,6 +3430,9 @@ class CodeGen:
             return "".join(out)
         arglist = "".join(", " + a for a in args)
         key = f"({self.const(name)}, {''.join(a + ', ' for a in args)})"  # the reference's keys
+        # A body that always gives a bool (`always_bool`) is never remembered as None: the memo
+        # looked up without a default, and None told apart from a result with no name's lookup
+        looked_up, missing = ("key", "r is None") if self.always_bool(d.value) else ("key, _MISS", "r is _MISS")
         # A call is paid for even when its result is remembered, as in the reference; written out
         # in place, since a method call per define call was a tenth of the time in some games.
         pay_call = ("    b = m.budget\n"
@@ -3564,9 +3567,9 @@ class CodeGen:
                    f"{'' if tally else pay_call}"
                    f"    key = {key}\n"
                    f"    memo = m.memo\n"
-                   f"    r = memo.get(key, _MISS)\n"
+                   f"    r = memo.get({looked_up})\n"
                    + ("    b = m.budget\n" if tally else "") +
-                   "    if r is _MISS:\n"
+                   f"    if {missing}:\n"
                    + "".join(f"        {line}\n" for line in lines) +
                    "        kept = _KEPT.get(key)\n"
                    f"        if kept is not None{same}:\n"
@@ -3627,9 +3630,9 @@ class CodeGen:
                 src = (f"def {fname}(m{arglist}):\n"
                        f"    key = {key}\n"
                        f"    memo = m.memo\n"
-                       f"    r = memo.get(key, _MISS)\n"
+                       f"    r = memo.get({looked_up})\n"
                        f"    b = m.budget\n"
-                       f"    if r is _MISS:\n"
+                       f"    if {missing}:\n"
                        f"{work('        ', 'r = memo[key]', call_paid=False)}"
                        f"    else:\n"
                        f"        b.used += {STEPS_PER_CALL}\n"
@@ -3641,8 +3644,8 @@ class CodeGen:
                        f"{pay_call}"
                        f"    key = {key}\n"
                        f"    memo = m.memo\n"
-                       f"    r = memo.get(key, _MISS)\n"
-                       f"    if r is _MISS:\n"
+                       f"    r = memo.get({looked_up})\n"
+                       f"    if {missing}:\n"
                        f"{work('        ', 'r = memo[key]')}"
                        f"    return r\n")
         else:  # the types do not say: try, as the reference does
