@@ -35,6 +35,11 @@ define gap(p: player, a: int, b: int, n: int) = (not any(p.row[j] == n for j in 
     and min([b + 1] + [j for j in range(a, b) where p.row[j] > n])
         - max([a - 1] + [j for j in range(a, b) where p.row[j] >= 0 and p.row[j] < n]) >= 2)
 define filled_at(p: player, j: int) = p.row[j] >= 0
+const firsts = [0, 4]
+const lasts = [3, 7]
+define part(i: int) = 0 if i <= 3 else 1
+define from_here(p: player, i: int) = max([firsts[part(i)]] + [j + 1 for j in range(firsts[part(i)], i - 1) where p.wall[j]])
+define to_here(p: player, i: int) = min([lasts[part(i)]] + [j - 1 for j in range(i + 1, lasts[part(i)]) where p.wall[j]])
 define room(p: player, a: int, b: int, n: int) = (min([b + 1] + [j for j in range(a, b) where p.row[j] > n])
     - max([a - 1] + [j for j in range(a, b) where filled_at(p, j) and p.row[j] < n]))
 define holds(p: player, n: int) = ((n > 2 and any(x == n for x in p.hand))
@@ -47,7 +52,7 @@ flow:
             turn p:
                 choose i in range(0, 7) by p label "square {i}"
                 set truths = [gap(p, 0, 7, i), gap(p, i, 7, 3), either(p, i, i - 2), either(p, 0, 1)]
-                set result = [below(p, i), above(p, i), below(p, 7 - i), -1 if either(p, 9, 0) else 1, room(p, 0, 7, i), room(p, i, 6, 5)]
+                set result = [below(p, i), above(p, i), below(p, 7 - i), -1 if either(p, 9, 0) else 1, room(p, 0, 7, i), room(p, i, 6, 5), from_here(p, i), to_here(p, i), from_here(p, 7 - i)]
                 set truths = truths + [holds(p, i), holds(p, 8 - i), not holds(p, i + 4) and holds(p, 5), marked(p, i), marked(p, 3 - i)]
                 set p.row[i] = -1 if i == 6 else i + 2
                 set p.hand = p.hand + [i + 1]
@@ -70,6 +75,11 @@ def test_joined_extremes_as_statements_pay_and_fail_as_the_reference(tmp_path):
     # (`room`: the call of `filled_at` paid in place at every item of the range, paid for them
     # all with the range's 2 units an item, none in the comprehension)
     assert "_u += 7 * (_v" in source and not re.search(r"\[_v\d+ for _v\d+ in _v\d+ if [^\]]*_u :=", source)
+    # (`from_here`, `to_here`: a range's end written as the item before it, `part` paid again
+    # rather than worked out again; `i - 1` as a range's end: the end itself)
+    assert re.search(r"\n +_u \+= 5\n +_v\d+s = _v\d+\n", source)
+    assert re.search(r"\n +_u \+= 5\n +_v\d+e = _v\d+ \+ 1\n", source)
+    assert re.search(r"\n +_v\d+e = a1\n", source)
     from test_backends import play_both
 
     # (the fourth turn's `either(p, 0, 1)` goes over 192,000 squares: refused, in both)

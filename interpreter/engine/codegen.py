@@ -3943,12 +3943,14 @@ class CodeGen:
         items, g = joined
         pick = e.func if e.func in ("min", "max") else self.p.resolved[id(e)][1]
         values = []
+        written: dict[str, str] = {}  # (an item's source -> the name it was worked out into)
         for x in items:
             self.spine(x, scope, out, ind, depth)
             v = self.expr(x, scope)
             if not (v.isidentifier() or _literal_int(v)):
                 t = self.var()
                 out.append(f"{ind}{t} = {v}")
+                written.setdefault(v, t)
                 v = t
             values.append(v)
         short_range = self.short_range(g.source, scope)
@@ -3961,8 +3963,20 @@ class CodeGen:
         r = self.var()
         self.ranges[r] = (low, high)
         start, stop = f"{r}s", f"{r}e"
-        out.append(f"{ind}{start} = {low}")
-        out.append(f"{ind}{stop} = ({high}) + 1")
+        # An end written as an item was (`max([first[s]] + [... for j in range(first[s], i)])`),
+        # of the arguments and constants alone, paying a known number of units (`_fixed_charge`:
+        # small defines written in place): the item's value again, those units paid again
+        for end, text in ((start, low), (stop, high)):
+            again = written.get(text)
+            paid = _fixed_charge(text) if again is not None else None
+            if paid is not None:
+                out += [f"{ind}_u += {paid}"] if paid else []
+                out.append(f"{ind}{end} = {again}" if end == start else f"{ind}{end} = {again} + 1")
+            elif end == start:
+                out.append(f"{ind}{start} = {low}")
+            else:
+                less = _LESS_ONE.fullmatch(high)  # (`i - 1` of a range's end: the end itself)
+                out.append(f"{ind}{stop} = {less.group(1) if less is not None else f'({high}) + 1'}")
         if not short_range:
             out.append(f"{ind}if {stop} - {start} > {MAX_ITEMS}:")
             out.append(f"{ind}    _too_many()")
@@ -4422,6 +4436,54 @@ def _charged_first(cond: str) -> tuple[int, str] | None:
         chain[-2].values[0] = without
         without = tree
     return (per, rest) if ast.dump(without) == ast.dump(left) else None
+
+
+_LESS_ONE = re.compile(r"\((\w+) - 1\)")
+
+
+def _fixed_charge(source: str) -> int | None:
+    """The units generated source adds to a define body's tally (`(_u := _u + n)`, a small define
+    written in place), when it reads nothing but the body's arguments (`a0`...), the module's
+    constants (`_k3`...) and numbers, calls nothing, and adds each of those at every working
+    out (none behind an `and`, an `or` or an `if` but its first operand or test): then working
+    it out again gives the same value and adds that sum again. Else None."""
+    import ast  # (only when generating)
+
+    try:
+        tree = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return None
+    total = 0
+
+    def walk(node, always: bool) -> bool:
+        nonlocal total
+        if isinstance(node, ast.NamedExpr):
+            value = node.value
+            if not (always and node.target.id == "_u" and isinstance(value, ast.BinOp)
+                    and isinstance(value.op, ast.Add) and isinstance(value.left, ast.Name)
+                    and value.left.id == "_u" and isinstance(value.right, ast.Constant)
+                    and type(value.right.value) is int):
+                return False
+            total += value.right.value
+            return True
+        if isinstance(node, ast.Name):
+            return isinstance(node.ctx, ast.Load) and re.fullmatch(r"a\d+|_k\d+", node.id) is not None
+        if isinstance(node, ast.Constant):
+            return type(node.value) in (int, bool)
+        if isinstance(node, ast.BoolOp):
+            return walk(node.values[0], always) and all(walk(x, False) for x in node.values[1:])
+        if isinstance(node, ast.IfExp):
+            return walk(node.test, always) and walk(node.body, False) and walk(node.orelse, False)
+        if isinstance(node, ast.Compare):
+            return all(walk(x, always) for x in (node.left, *node.comparators))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return walk(node.left, always) and walk(node.right, always)
+        if isinstance(node, ast.Subscript):
+            return walk(node.value, always) and walk(node.slice, always)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+            return walk(node.operand, always)
+        return False
+    return total if walk(tree, True) else None
 
 
 def _loop_tally(cost: int) -> str:
