@@ -3409,6 +3409,8 @@ class CodeGen:
         if reads is None:
             body, loops, held = _looked_up_once(body, loops)
             lines = lines + held
+        body, loops, fields = _card_fields_once(body, loops)
+        lines = lines + fields
 
         tally = "_u :=" in body or any("_u :=" in line or "_u += " in line for line in lines + loops)
 
@@ -4311,6 +4313,25 @@ def _looked_up_once(body: str, loops: list[str]) -> tuple[str, list[str], list[s
             at = position
         out.append("".join(parts) + piece[at:])
     return out[0], out[1:], [f"{held} = _MISS" for held in names.values()]
+
+
+_CARD_FIELD = re.compile(r"m\.game\.card_attrs\[(a\d+)\]\.get\((_k\d+)(?:, '')?\)")
+
+
+def _card_fields_once(body: str, loops: list[str]) -> tuple[str, list[str], list[str]]:
+    """A define's body (and its loops' lines) reading a field of a card it was given more than
+    once (`c.goal == a or c.goal == b ...`): read once before the body, into a name (`_c0`)
+    the body reads instead (a card's fields never change, and a parameter is never given a
+    new value in a body), and the line that reads it. A card that is none, or no card, fails
+    that read before the body, and the reference then works the expression out (the slow
+    path), as it does wherever the body's own read fails."""
+    pieces = [body, *loops]
+    counts = Counter(match.group(0) for piece in pieces for match in _CARD_FIELD.finditer(piece))
+    names = {read: f"_c{j}" for j, read in enumerate(read for read, c in counts.items() if c > 1)}
+    if not names:
+        return body, loops, []
+    out = [_CARD_FIELD.sub(lambda match: names.get(match.group(0), match.group(0)), piece) for piece in pieces]
+    return out[0], out[1:], [f"{name} = {read}" for read, name in names.items()]
 
 
 def _memo_lookups(piece: str) -> list[tuple[bool, re.Match]]:
