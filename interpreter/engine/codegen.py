@@ -1046,6 +1046,9 @@ class CodeGen:
         self.define_functions: dict[str, str] = {}  # the reverse: a define's function -> its name
         self.remembering: set[str] = set()  # defines whose function only remembers results in the define memo
         self.worked_first: set[str] = set()  # those of them whose body is worked out before the memo is looked up
+        # Defines of the tallying form whose function has a twin that leaves its budget check to
+        # its caller (see `unchecked_calls`): function -> the twin's source, "" once it is made
+        self.unchecked: dict[str, str] = {}
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.run_bodies: dict[str, tuple[str, list[str]]] | None = None  # see `run_body`
@@ -3629,18 +3632,27 @@ class CodeGen:
                 # A body tallying what it pays pays the call with its tally, once, when it ends
                 # (the same units; an overrun fails there, and the slow path reports it where
                 # the reference does); a remembered result pays the call alone
+                worked = self.unchecked_calls(work('        ', 'r = memo[key]', call_paid=False))
+                head = (f"    key = {key}\n"
+                        f"    memo = m.memo\n"
+                        f"    r = memo.get({looked_up})\n"
+                        f"    b = m.budget\n"
+                        f"    if {missing}:\n")
                 src = (f"def {fname}(m{arglist}):\n"
-                       f"    key = {key}\n"
-                       f"    memo = m.memo\n"
-                       f"    r = memo.get({looked_up})\n"
-                       f"    b = m.budget\n"
-                       f"    if {missing}:\n"
-                       f"{work('        ', 'r = memo[key]', call_paid=False)}"
+                       f"{head}{worked}"
                        f"    else:\n"
                        f"        b.used += {STEPS_PER_CALL}\n"
                        f"        if b.used > b.limit:\n"
                        f"            m.charge(0)\n"
                        f"    return r\n")
+                if worked.endswith(_TALLY_CHECKED):
+                    # its twin, called from bodies like this one's only: the same, without the
+                    # checks after paying (made when a body first calls it)
+                    self.unchecked[fname] = (f"def {fname}_u(m{arglist}):\n"
+                                             f"{head}{worked[:-len(_TALLY_CHECKED)]}        b.used += _u\n"
+                                             f"    else:\n"
+                                             f"        b.used += {STEPS_PER_CALL}\n"
+                                             f"    return r\n")
             else:
                 src = (f"def {fname}(m{arglist}):\n"
                        f"{pay_call}"
@@ -3665,6 +3677,28 @@ class CodeGen:
                    f"    return r\n")
         self.source.append(src)
         return fname
+
+    def unchecked_calls(self, worked: str) -> str:
+        """The lines working out the body of a define of the tallying form (`define`: its tally,
+        the call's payment in it, is paid when it ends, and the budget checked then, whatever
+        happened before), with each call of a define of that same form made to its twin that
+        adds what it pays to the budget without checking it (`unchecked`): the caller's check,
+        which always comes after the call, finds an overrun the callee made, as the callee's
+        would have. Nothing in a define's body changes the state, and an overrun found later
+        than where it happened sends the expression to the slow path all the same (which works
+        it out again with the reference, from the budget and the memo as they were before), so
+        the same units are paid and the same errors raised where the reference raises them."""
+
+        def twin(match: re.Match) -> str:
+            callee = match.group(1)
+            made = self.unchecked.get(callee)
+            if made is None:
+                return match.group(0)
+            if made:
+                self.source.append(made)
+                self.unchecked[callee] = ""
+            return f"{callee}_u(m"
+        return _DEFINE_CALL.sub(twin, worked)
 
     def remembered_by_type(self, name: str) -> bool:
         """Whether a define's types let its results be remembered (see `define`)."""
@@ -4459,6 +4493,9 @@ def _charged_first(cond: str) -> tuple[int, str] | None:
     return (per, rest) if ast.dump(without) == ast.dump(left) else None
 
 
+_DEFINE_CALL = re.compile(r"\b(_d\d+)\(m\b")
+# The end of the lines `define` works a tallying body out with: its tally paid, the budget checked.
+_TALLY_CHECKED = "        b.used += _u\n        if b.used > b.limit:\n            m.charge(0)\n"
 _LESS_ONE = re.compile(r"\((\w+) - 1\)")
 
 
