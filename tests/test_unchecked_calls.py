@@ -1,6 +1,7 @@
-"""A define of the tallying form called from the body of another (codegen `unchecked_calls`):
-the call is made to its twin, which adds what it pays to the budget without checking it, the
-caller checking it when its own body ends. An overrun inside the callee is found there, and the
+"""A define of the tallying form, or one whose function pays its call first, called from the
+body of a define of the tallying form (codegen `unchecked_calls`): the call is made to its twin,
+which adds what it pays to the budget without checking it, the caller checking it when its own
+body ends. An overrun inside the callee is found there, and the
 slow path gives what the reference gives: the same results, units and errors at every budget
 short of an action's cost, the budget running out inside the callee, between two calls and in
 the caller's own loop.
@@ -50,6 +51,8 @@ def test_calls_leaving_their_check_to_the_caller_pay_and_fail_as_the_reference(t
     for t in twins:
         body = source.split(f"\ndef {t}_u(")[1].split("\ndef ")[0]
         assert "b.used += _u\n    else:" in body and "m.charge(0)" not in body
+    # (`base`, whose function pays its call first: its twin pays it without the check)
+    assert re.search(r"\ndef (_d\d+)_u\(m, a0\):\n    b = m\.budget\n    b\.used \+= 5\n    key = ", source)
     from test_backends import play_both
 
     assert sum(play_both(str(tmp_path), (), 2, seed) for seed in range(6)) == 6 * 4

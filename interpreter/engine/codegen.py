@@ -3675,6 +3675,12 @@ class CodeGen:
                    f"    if r is _MISS:\n"
                    f"{work('        ', 'r = memo[key]')}"
                    f"    return r\n")
+        head = f"def {fname}(m{arglist}):\n{pay_call}"
+        if src.startswith(head):
+            # (a function paying its call first, and checking the budget then: its twin pays it
+            # without the check, which its caller makes after the call, see `unchecked_calls`)
+            self.unchecked[fname] = (f"def {fname}_u(m{arglist}):\n    b = m.budget\n    b.used += {STEPS_PER_CALL}\n"
+                                     + src[len(head):])
         self.source.append(src)
         return fname
 
