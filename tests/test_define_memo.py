@@ -83,6 +83,8 @@ var board: list of int = [1, 2, 3, 4, 5, 6]
 var score per player: int = 0
 define total(p: player) = sum(x for x in board where x > p.score)
 define over(p: player) = sum(x for x in board where x > p.score) > 100
+define none_over(p: player) = count(x in board where x > p.score + 100)
+define big(p: player) = first([x for x in board where x > p.score + 100])
 flow:
     for p in players:
         turn p:
@@ -141,6 +143,23 @@ def test_a_remembered_false_pays_only_the_call(tmp_path, backend):
         game = interpreter.load(str(folder), backend=backend, cache=False)
         function = next(f for f in game.compiled.generated.source if "(_k" in f and "> 100" in f)
         assert "r = memo.get(key)\n" in function and "if r is None:" in function
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("define", "looked_up"), [("none_over", "r = memo.get(key)\n"),
+                                                   ("big", "r = memo.get(key, _MISS)\n")])
+def test_a_remembered_zero_or_none_pays_only_the_call(tmp_path, backend, define, looked_up):
+    """`none_over(p)` never gives none (a count: its memo looked up without a default), 0 here;
+    `big(p)` may (the first of an empty list: looked up with one), and gives none here. Asked
+    twice, each second call pays the call alone."""
+    once = _paid(tmp_path, backend, [f"let a = {define}(p)"])
+    assert once - _paid(tmp_path, backend, ["let a = 0"]) > STEPS_PER_CALL  # the body pays for its list
+    assert _paid(tmp_path, backend, [f"let a = {define}(p)", f"let b = {define}(p)"]) - once == 1 + STEPS_PER_CALL
+    if backend == "codegen":
+        folder = tmp_path / f"{abs(hash(((f'let a = {define}(p)',), 'i > 0')))}"  # (the game `_paid` wrote)
+        game = interpreter.load(str(folder), backend=backend, cache=False)
+        function = next(f for f in game.compiled.generated.source if "+ 100" in f and f.startswith("def _d"))
+        assert looked_up in function
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -3195,6 +3195,33 @@ class CodeGen:
         return (f"({held} if {held}p and (_u := _u + {held}p) "
                 f"else (({held} := _bag_flat(m, {arg})), ({held}p := len({arg}) + len({held})))[0])")
 
+    def never_none(self, e, depth: int = 0) -> bool:
+        """Whether `e` never gives none, in either backend (it gives a value of its own kind or
+        fails): a bool (`always_bool`), a number, a text or a list written in the rules,
+        arithmetic and `+` (none has neither), a text with parts, a comprehension, a count, a
+        sum, a size, a range, the distinct items of a list, `min()`/`max()` of a list written
+        out (with an item that is never none) joined with another (the extreme of items that are
+        compared with that one, which none cannot be), an `if` whose both sides never give none,
+        and a call of a define whose body never gives none."""
+        if self.always_bool(e) or isinstance(e, (n.BinOp, n.Neg, n.Template, n.ListLit, n.Gen)):
+            return True
+        if isinstance(e, n.Lit):
+            return e.value is not None
+        if isinstance(e, n.Cond):
+            return self.never_none(e.then, depth) and self.never_none(e.orelse, depth)
+        if depth < 8 and isinstance(e, (n.Call, n.Name)):
+            cat, name = self.p.resolved.get(id(e), ("builtin", getattr(e, "func", "")))
+            if cat == "define":
+                return self.never_none(self.p.defines[name].value, depth + 1)
+            if cat == "builtin" and isinstance(e, n.Call) and not e.kwargs:
+                if name in ("count", "sum", "size", "range", "distinct"):
+                    return True
+                if name in ("min", "max") and len(e.args) == 1:
+                    joined = e.args[0]
+                    return (isinstance(joined, n.BinOp) and joined.op == "+" and isinstance(joined.left, n.ListLit)
+                            and any(self.never_none(x, depth + 1) for x in joined.left.items))
+        return False
+
     def always_bool(self, e, depth: int = 0) -> bool:
         """`_always_bool`, or a call of a define whose body always gives a bool (its value is its
         body's, worked out here or by the reference, remembered or not)."""
@@ -3435,9 +3462,10 @@ class CodeGen:
             return "".join(out)
         arglist = "".join(", " + a for a in args)
         key = f"({self.const(name)}, {''.join(a + ', ' for a in args)})"  # the reference's keys
-        # A body that always gives a bool (`always_bool`) is never remembered as None: the memo
-        # looked up without a default, and None told apart from a result with no name's lookup
-        looked_up, missing = ("key", "r is None") if self.always_bool(d.value) else ("key, _MISS", "r is _MISS")
+        # A body that never gives none (`never_none`: a bool, a number worked out...) is never
+        # remembered as None: the memo looked up without a default, and None told apart from a
+        # result with no name's lookup
+        looked_up, missing = ("key", "r is None") if self.never_none(d.value) else ("key, _MISS", "r is _MISS")
         # A call is paid for even when its result is remembered, as in the reference; written out
         # in place, since a method call per define call was a tenth of the time in some games.
         pay_call = ("    b = m.budget\n"
