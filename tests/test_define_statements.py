@@ -80,6 +80,9 @@ def test_joined_extremes_as_statements_pay_and_fail_as_the_reference(tmp_path):
     assert re.search(r"\n +_u \+= 5\n +_v\d+s = _v\d+\n", source)
     assert re.search(r"\n +_u \+= 5\n +_v\d+e = _v\d+ \+ 1\n", source)
     assert re.search(r"\n +_v\d+e = a1\n", source)
+    # (`gap`, `start_of`, `room`: items that grow with the range's, their least the first, their
+    # greatest the last, without min() or max())
+    assert re.search(r"\n +_v\d+ = _v\d+\[0\]\n", source) and re.search(r"\n +_v\d+ = _v\d+\[-1\]\n", source)
     from test_backends import play_both
 
     # (the fourth turn's `either(p, 0, 1)` goes over 192,000 squares: refused, in both)

@@ -4100,9 +4100,13 @@ class CodeGen:
         if len(values) == 1:
             beyond = ">" if pick == "max" else "<"
             found = self.var()
+            # (items that grow with the range's, `j` or `j + 1`: in order, the least first)
+            ordered = elem == v or re.fullmatch(rf"\({v} [+-] \d+\)", elem) is not None
+            extreme = (f"{listed}[{0 if pick == 'min' else -1}]" if ordered and item is None
+                       else f"{pick}({listed})")
             out += [f"{ind}{t} = {values[0]}",
                     f"{ind}if {listed}:",
-                    f"{ind}    {found} = {pick}({listed})",
+                    f"{ind}    {found} = {extreme}",
                     f"{ind}    if {found} {beyond} {t}:",
                     f"{ind}        {t} = {found}"]
         else:
