@@ -771,6 +771,32 @@ def _is(m, c, kind):
     return c is not None and m.game.card_kinds[c] == kind
 
 
+def _nth_card(m, v, i):
+    """`[c for c in z][i]` of a zone's cards `v`: what making that list pays (each card iterated,
+    then the list made: 2 units a card, `_iter` and `_charged_flat`), and its card at `i`."""
+    if v:
+        if len(v) > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += 2 * len(v)
+        if b.used > b.limit:
+            m.charge(0)
+    return v[i]
+
+
+def _nth_field(m, v, i, field):
+    """`[c.field for c in z][i]`: as `_nth_card`, then that card's field (a card's own value
+    of it, read as `m.game.card_attrs[c].get(field)` reads it for every card of the list)."""
+    if v:
+        if len(v) > MAX_ITEMS:
+            raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
+        b = m.budget
+        b.used += 2 * len(v)
+        if b.used > b.limit:
+            m.charge(0)
+    return m.game.card_attrs[v[i]].get(field)
+
+
 def _index(o, i, is_bag):
     if isinstance(o, dict):
         return o.get(i, 0) if is_bag else o.get(i)
@@ -1671,6 +1697,14 @@ class CodeGen:
         if isinstance(e, n.Index):
             t = self.type_of(e.obj)
             obj, idx = self.expr(e.obj, scope), self.expr(e.index, scope)
+            nth = _NTH_OF_ZONE.match(obj) if self.nth_of_zone(e) else None
+            if nth is not None and nth["item"] in (nth["var"], f"m.game.card_attrs[{nth['var']}].get({nth['field']})"):
+                # `[c.f for c in z][i]`: the list's item at `i` worked out alone, the list paid for
+                # as it would be made (`_nth_card`); none of its items fails to be made (a zone's
+                # cards are cards, a field of a card is read with .get), so nor does the list
+                if nth["item"] == nth["var"]:
+                    return f"_nth_card(m, {nth['zone']}, {idx})"
+                return f"_nth_field(m, {nth['zone']}, {idx}, {nth['field']})"
             if t.startswith("bag:"):  # a dict; anything else has no .get with a default: slow path
                 return f"{obj}.get({idx}, 0)"
             if t.startswith("list:") or t == "zone":
@@ -3195,6 +3229,24 @@ class CodeGen:
         return (f"({held} if {held}p and (_u := _u + {held}p) "
                 f"else (({held} := _bag_flat(m, {arg})), ({held}p := len({arg}) + len({held})))[0])")
 
+    def nth_of_zone(self, e) -> bool:
+        """Whether `e` is an item of a list made of a zone's cards or a field of them, with no
+        condition (`[c.number for c in numbers][k]`): see `expr`."""
+        g = e.obj.items[0] if isinstance(e.obj, n.ListLit) and len(e.obj.items) == 1 else e.obj
+        if not (isinstance(e, n.Index) and isinstance(g, n.Gen) and g.cond is None and g.elem is not None
+                and self.type_of(g.source) == "zone"):
+            return False
+        x = g.elem
+        return (isinstance(x, n.Name) and x.id == g.var) or (
+            isinstance(x, n.Attr) and isinstance(x.obj, n.Name) and x.obj.id == g.var
+            and self.p.resolved.get(id(x), ("dynamic",))[0] == "field" and x.name not in ("name", "text"))
+
+    def loops_beyond_nth(self, e) -> bool:
+        """`_loops`, but for an item of a list of a zone's cards (`nth_of_zone`), not made at all."""
+        if isinstance(e, n.Index) and self.nth_of_zone(e):
+            return _loops(e.index)
+        return isinstance(e, n.Gen) or any(self.loops_beyond_nth(x) for x in _subexpressions(e))
+
     def never_none(self, e, depth: int = 0) -> bool:
         """Whether `e` never gives none, in either backend (it gives a value of its own kind or
         fails): a bool (`always_bool`), a number, a text or a list written in the rules,
@@ -3431,7 +3483,7 @@ class CodeGen:
         # checked tree says it reads no more than its players' vars and the game's vars, and
         # its body loops (checking a kept result costs about what a body without loops does).
         result = self.type_of(d.value)
-        keep = (all(kinds) and not self.free(d.value) and _loops(d.value) and (_scalar(result) or _flat(result))
+        keep = (all(kinds) and not self.free(d.value) and self.loops_beyond_nth(d.value) and (_scalar(result) or _flat(result))
                 and self.keepable(d.value, set(scope), 0, _zone_free_result(d.value, result)))
         body, lines, reads, loops = self.define_body(name, scope, keep)
         if keep and reads is None:  # it read more after all (a define not written in place): as usual
@@ -4531,6 +4583,9 @@ def _charged_first(cond: str) -> tuple[int, str] | None:
     return (per, rest) if ast.dump(without) == ast.dump(left) else None
 
 
+# `_charged_flat(m, [x for x in _iter(m, zone)])` or with `m.game.card_attrs[x].get(_k1)` as the item
+_NTH_OF_ZONE = re.compile(r"_charged_flat\(m, \[(?P<item>_v\d+|m\.game\.card_attrs\[_v\d+\]\.get\((?P<field>_k\d+)\))"
+                          r" for (?P<var>_v\d+) in _iter\(m, (?P<zone>[\w.\[\]]+)\)\]\)\Z")
 _DEFINE_CALL = re.compile(r"\b(_d\d+)\(m\b")
 # The end of the lines `define` works a tallying body out with: its tally paid, the budget checked.
 _TALLY_CHECKED = "        b.used += _u\n        if b.used > b.limit:\n            m.charge(0)\n"
