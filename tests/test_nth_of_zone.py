@@ -52,7 +52,7 @@ def test_an_item_of_a_zones_list_pays_and_fails_as_the_reference(tmp_path):
     (tmp_path / "game.rules").write_text(GAME)
     games = [interpreter.load(str(tmp_path), backend=b, cache=False) for b in BACKENDS]
     source = "\n".join(games[1].compiled.generated.source)
-    assert len(re.findall(r"= _nth_field\(m, m\.s\.zones\[_k\d+\], a0, _k\d+\)\n", source)) == 2
+    assert len(re.findall(r"= _nth_field\(m, m\.s\.zones\[_k\d+\], a0, _cf\d+\)\n", source)) == 2
     assert len(re.findall(r"= _nth_card\(m, m\.s\.zones\[_k\d+\], a0\)\n", source)) == 1
     assert "_KEPT" not in source.split("def ")[1]  # (nothing kept: working it out costs less)
     from test_backends import play_both

@@ -784,9 +784,9 @@ def _nth_card(m, v, i):
     return v[i]
 
 
-def _nth_field(m, v, i, field):
-    """`[c.field for c in z][i]`: as `_nth_card`, then that card's field (a card's own value
-    of it, read as `m.game.card_attrs[c].get(field)` reads it for every card of the list)."""
+def _nth_field(m, v, i, values):
+    """`[c.field for c in z][i]`: as `_nth_card`, then that card's field, from the list of every
+    card's value of it (`CodeGen.card_field`), as the list's items read it."""
     if v:
         if len(v) > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
@@ -794,7 +794,7 @@ def _nth_field(m, v, i, field):
         b.used += 2 * len(v)
         if b.used > b.limit:
             m.charge(0)
-    return m.game.card_attrs[v[i]].get(field)
+    return values[v[i]]
 
 
 def _index(o, i, is_bag):
@@ -1698,13 +1698,13 @@ class CodeGen:
             t = self.type_of(e.obj)
             obj, idx = self.expr(e.obj, scope), self.expr(e.index, scope)
             nth = _NTH_OF_ZONE.match(obj) if self.nth_of_zone(e) else None
-            if nth is not None and nth["item"] in (nth["var"], f"m.game.card_attrs[{nth['var']}].get({nth['field']})"):
+            if nth is not None and nth["item"] in (nth["var"], f"{nth['values']}[{nth['var']}]"):
                 # `[c.f for c in z][i]`: the list's item at `i` worked out alone, the list paid for
                 # as it would be made (`_nth_card`); none of its items fails to be made (a zone's
-                # cards are cards, a field of a card is read with .get), so nor does the list
+                # cards are cards, each with its value in the field's list), so nor does the list
                 if nth["item"] == nth["var"]:
                     return f"_nth_card(m, {nth['zone']}, {idx})"
-                return f"_nth_field(m, {nth['zone']}, {idx}, {nth['field']})"
+                return f"_nth_field(m, {nth['zone']}, {idx}, {nth['values']})"
             if t.startswith("bag:"):  # a dict; anything else has no .get with a default: slow path
                 return f"{obj}.get({idx}, 0)"
             if t.startswith("list:") or t == "zone":
@@ -4439,7 +4439,7 @@ def _looked_up_once(body: str, loops: list[str]) -> tuple[str, list[str], list[s
     return out[0], out[1:], [f"{held} = _MISS" for held in names.values()]
 
 
-_CARD_FIELD = re.compile(r"m\.game\.card_attrs\[(a\d+)\]\.get\((_k\d+)(?:, '')?\)")
+_CARD_FIELD = re.compile(r"_cf\d+\[a\d+\]|_card_attrs\[a\d+\]\.get\(_k\d+(?:, '')?\)")
 
 
 def _card_fields_once(body: str, loops: list[str]) -> tuple[str, list[str], list[str]]:
@@ -4451,7 +4451,9 @@ def _card_fields_once(body: str, loops: list[str]) -> tuple[str, list[str], list
     path), as it does wherever the body's own read fails."""
     pieces = [body, *loops]
     counts = Counter(match.group(0) for piece in pieces for match in _CARD_FIELD.finditer(piece))
-    names = {read: f"_c{j}" for j, read in enumerate(read for read, c in counts.items() if c > 1)}
+    # (read three times or more: a read from a field's list of every card's value, `_cf0[a1]`,
+    # costs about what naming it once does)
+    names = {read: f"_c{j}" for j, read in enumerate(read for read, c in counts.items() if c > 2)}
     if not names:
         return body, loops, []
     out = [_CARD_FIELD.sub(lambda match: names.get(match.group(0), match.group(0)), piece) for piece in pieces]
@@ -4584,7 +4586,7 @@ def _charged_first(cond: str) -> tuple[int, str] | None:
 
 
 # `_charged_flat(m, [x for x in _iter(m, zone)])` or with `m.game.card_attrs[x].get(_k1)` as the item
-_NTH_OF_ZONE = re.compile(r"_charged_flat\(m, \[(?P<item>_v\d+|m\.game\.card_attrs\[_v\d+\]\.get\((?P<field>_k\d+)\))"
+_NTH_OF_ZONE = re.compile(r"_charged_flat\(m, \[(?P<item>_v\d+|(?P<values>_cf\d+)\[_v\d+\])"
                           r" for (?P<var>_v\d+) in _iter\(m, (?P<zone>[\w.\[\]]+)\)\]\)\Z")
 _DEFINE_CALL = re.compile(r"\b(_d\d+)\(m\b")
 # The end of the lines `define` works a tallying body out with: its tally paid, the budget checked.
