@@ -50,6 +50,14 @@ _LOG_CHECKED = min(_LOG_UNCOUNTED, MAX_LOG_LINES)  # below this many lines, `log
 MAX_ZONE_SIZE = 100_000
 MAX_LIST_SIZE = MAX_ITEMS  # the old name of the limit on a value's items
 
+
+def _too_deep(pos: Any) -> RuleRuntimeError:
+    """The refusal of a procedure called past ``MAX_STACK`` frames (by ``push``, ``enter`` and
+    ``call_leaf`` alike: one message, wherever the call is made)."""
+    return RuleRuntimeError(
+        f"more than {MAX_STACK} procedures and triggers running at once "
+        "(endless recursion or a chain of triggers?)", pos)
+
 # Off by default. When a dict, `Machine.push` counts every frame pushed (a procedure called, a
 # trigger fired) under its code key; `interpreter.tools.validate` sets it while it plays games.
 push_counter: dict[str, int] | None = None
@@ -316,9 +324,7 @@ class Machine:
         """``enter``'s push of a procedure called `depth` frames deep (from ``DESCEND_DEPTH``
         on), which the step loop runs: refused past ``MAX_STACK``, as ``push`` refuses it."""
         if depth >= MAX_STACK:  # (push, written out)
-            raise RuleRuntimeError(
-                f"more than {MAX_STACK} procedures and triggers running at once "
-                "(endless recursion or a chain of triggers?)", pos)
+            raise _too_deep(pos)
         if push_counter is not None:
             push_counter[key] = push_counter.get(key, 0) + 1
         stack.append(Frame(key, 0, local_values))
@@ -362,9 +368,7 @@ class Machine:
         s = self.s
         depth = len(s.stack) if branch is None else len(branch.stack) + len(s.stack)
         if depth >= MAX_STACK:  # (as `enter`)
-            raise RuleRuntimeError(
-                f"more than {MAX_STACK} procedures and triggers running at once "
-                "(endless recursion or a chain of triggers?)", pos)
+            raise _too_deep(pos)
         if push_counter is not None:
             push_counter[key] = push_counter.get(key, 0) + 1
         frame = _new(Frame)
@@ -497,9 +501,7 @@ class Machine:
         branch = self.branch  # self.stack, without the property
         stack = branch.stack if branch is not None else self.s.stack
         if len(stack) + (len(self.s.stack) if branch is not None else 0) >= MAX_STACK:
-            raise RuleRuntimeError(
-                f"more than {MAX_STACK} procedures and triggers running at once "
-                "(endless recursion or a chain of triggers?)", pos)
+            raise _too_deep(pos)
         if push_counter is not None:
             push_counter[code] = push_counter.get(code, 0) + 1
         stack.append(Frame(code, 0, local_values))
