@@ -70,6 +70,25 @@ def test_a_zone_a_local_holds_is_changed_in_place():
     assert held == [] and state.s.zones[src_key] is held
 
 
+def _moved_both_ways(g, state, cards: list[int], key: str, draws: int):
+    """`cards` moved to `key` in clones of `state`, one at a time by `move_card` (a draw's step
+    before each) and at once by `move_cards`: the same zones, places, knowledge and units.
+    Returns the clone moved at once and its zones' lists as they were before the move."""
+    one_by_one, at_once = state.clone(), state.clone()
+    m1 = Machine(g, one_by_one.s, Budget())
+    for card in cards:
+        m1.charge(draws)
+        m1.move_card(card, key)
+    zones_before = dict(at_once.s.zones)
+    m2 = Machine(g, at_once.s, Budget())
+    m2.move_cards(list(cards), key, draws)
+    assert at_once.s.zones == one_by_one.s.zones
+    assert at_once.s.where == one_by_one.s.where
+    assert at_once.s.known == one_by_one.s.known
+    assert m2.budget.used == m1.budget.used == len(cards) * (1 + draws)
+    return at_once, zones_before
+
+
 def test_a_few_cards_moved_at_once_end_where_one_at_a_time_puts_them():
     """No card, one card (most moves: `move_cards` has a path of its own for it) and a few:
     the same zones, places, knowledge and units as `move_card` one at a time (a draw's step
@@ -86,17 +105,7 @@ def test_a_few_cards_moved_at_once_end_where_one_at_a_time_puts_them():
         draws = trial % 2
         if trial % 3 == 0:
             g.viewer_cache.clear()
-        one_by_one, at_once = state.clone(), state.clone()
-        m1 = Machine(g, one_by_one.s, Budget())
-        for card in few:
-            m1.charge(draws)
-            m1.move_card(card, key)
-        m2 = Machine(g, at_once.s, Budget())
-        m2.move_cards(list(few), key, draws)
-        assert at_once.s.zones == one_by_one.s.zones
-        assert at_once.s.where == one_by_one.s.where
-        assert at_once.s.known == one_by_one.s.known
-        assert m2.budget.used == m1.budget.used == len(few) * (1 + draws)
+        at_once, _ = _moved_both_ways(g, state, few, key, draws)
         checked += bool(few) and at_once.s.known != state.s.known
         if few:  # a budget one unit short: an overrun, with nothing moved past it
             short = state.clone()
@@ -128,18 +137,8 @@ def test_a_whole_zone_moved_at_once_ends_where_one_at_a_time_puts_it(part):
             if not cards:
                 continue
             for draws in (0, 1):
-                one_by_one, at_once = state.clone(), state.clone()
-                m1 = Machine(g, one_by_one.s, Budget())
-                for card in cards:
-                    m1.charge(draws)
-                    m1.move_card(card, dst_key)
-                held = at_once.s.zones[src_key]
-                m2 = Machine(g, at_once.s, Budget())
-                m2.move_cards(list(cards), dst_key, draws)
-                assert at_once.s.zones == one_by_one.s.zones
-                assert at_once.s.where == one_by_one.s.where
-                assert at_once.s.known == one_by_one.s.known
-                assert m2.budget.used == m1.budget.used == len(cards) * (1 + draws)
+                at_once, zones_before = _moved_both_ways(g, state, cards, dst_key, draws)
+                held = zones_before[src_key]
                 assert at_once.s.zones[src_key] is held
                 if dst_key != src_key:
                     assert held == (kept if part != "whole" else []) and at_once.s.zones[dst_key][-len(cards):] == cards
