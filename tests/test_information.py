@@ -391,7 +391,8 @@ def _swap_hidden(state, key: str, i: int, j: int) -> None:
     a, b = zone[i], zone[j]
     zone[i], zone[j] = b, a
     for part in s.branches:
-        if part.start is not None and key in part.start.zones:
+        # (a start whose zones were left out, None, shows the state's: swapped above already)
+        if part.start is not None and part.start.zones is not None and key in part.start.zones:
             then = [b if c == a else a if c == b else c for c in part.start.zones[key]]
             part.start = attrs.evolve(part.start, zones={**part.start.zones, key: then})
 

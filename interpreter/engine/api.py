@@ -1713,14 +1713,15 @@ class State:
             return False
         first, second = sorted((self, other), key=id)  # always in one order: no deadlock
         with first._lock, second._lock:
-            return other._s == self._s
+            g = self.game.compiled
+            return information.with_starts(g, other._s) == information.with_starts(g, self._s)
 
     def __hash__(self) -> int:  # states are mutable; hash by identity
         return id(self)
 
     @_locked
     def to_json(self) -> str:
-        doc = _converter.unstructure(self._s)
+        doc = _converter.unstructure(information.with_starts(self.game.compiled, self._s))
         # Who knows which card, in card order: the order the rules learnt them in (players
         # choosing at the same time, in any order) leaves no trace in a save.
         doc["known"] = {k: doc["known"][k] for k in sorted(doc["known"], key=lambda k: (len(k), k))}

@@ -1476,6 +1476,7 @@ class _Compiler:
         self.code(key, s.body)
         src = self.expr(s.source)
         var, pos = s.var, s.pos
+        kept = self.cards_kept(s.body)
 
         def simultaneously(m, fr):
             if m.branch is not None:
@@ -1492,7 +1493,7 @@ class _Compiler:
             m.s.decisions += 1
             base = {k: (v[:] if isinstance(v, list) else v) for k, v in fr.locals.items()}
             m.charge(len(m.s.where), pos)  # what each part needs to be put back (BranchStart)
-            parts = step_parts(m.s, players, key, base, var, m.game)
+            parts = step_parts(m.s, players, key, base, var, m.game, kept)
             if parts is not None:  # (every player a seat: the parts made in one pass)
                 m.s.branches = parts
                 return
@@ -1503,6 +1504,46 @@ class _Compiler:
             for p, start in starts.items():
                 start.frame.locals[var] = p
         return _wrap(simultaneously, pos, ("leaf",))
+
+    def cards_kept(self, body: tuple) -> bool:
+        """Whether statements `body` (with every procedure they call) can never move, shuffle,
+        place or reveal a card nor set a card's var: only locals, vars of players or of the game,
+        tokens (`gain`, `pay`, `flip`), choices, logs and control flow. A `simultaneously` part
+        made of such code leaves its player's cards as they were, so how they began is how the
+        state holding the part shows them (``information.step_parts``). Any statement not known
+        to be one of these kinds answers False."""
+        card_vars = {name for name, v in self.p.vars.items() if v.per == "card"}
+        seen: set[str] = set()
+        todo = list(body)
+        while todo:
+            st = todo.pop()
+            kind = type(st)
+            if kind in (n.Let, n.Log, n.Pass, n.Fail, n.Return, n.Pick):
+                continue
+            if kind is n.Set:
+                t = st.target
+                if not (type(t) is n.Name or (type(t) is n.Attr and t.name not in card_vars)):
+                    return False
+            elif kind is n.Verb:
+                cat, name = self.p.resolved.get(id(st), ("effect", st.name))
+                if cat == "proc":
+                    if name not in seen:
+                        seen.add(name)
+                        todo += self.p.procs[name].body
+                elif cat != "effect" or name not in ("gain", "pay", "flip"):
+                    return False
+            elif kind is n.If:
+                for _, stmts in st.branches:
+                    todo += stmts
+                todo += st.orelse or ()
+            elif kind in (n.For, n.While, n.Repeat, n.May):
+                todo += st.body
+            elif kind is n.Menu:
+                for option in st.options:
+                    todo += option.body
+            else:  # (`emit`, `start`, a turn, a round, the end of the game, ...)
+                return False
+        return True
 
     def turn_stmt(self, s: n.Turn, ops: list) -> None:
         player = self.expr(s.player)

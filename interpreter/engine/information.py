@@ -310,13 +310,20 @@ def branch_starts(s: GameState, players: list[int], first: Frame, g: CompiledGam
 
 
 def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any], var: str,
-               g: CompiledGame) -> list[Branch] | None:
+               g: CompiledGame, kept: bool = False) -> list[Branch] | None:
     """The parts of a `simultaneously` step starting now, in seat order: what ``_shown_all``,
     ``branch_starts`` and a Branch per player give (each part's first frame of code `key`, its
     locals `base` and the player as `var`), in one pass per player over their own zones and
     cards rather than one for each, each object made field by field (the same fields, values and
     key orders; tests/test_fast_paths.py compares). None, for the caller's own way, when
-    `players` are not all seats of the game or its cards' vars are too many to list by key."""
+    `players` are not all seats of the game or its cards' vars are too many to list by key.
+
+    `kept`: the parts' code cannot change a card (``_Compiler.cards_kept``). In a seeded game
+    (where reading a zone never fixes an order) the players' cards then stay as they are until
+    the step ends, and each start's zones, cards' vars, cells and knowledge are left out (None:
+    "as the state holding the part shows them"): ``start_of`` makes them when asked. They were
+    two thirds of the work here, done at every such step and read only by saves, checks of
+    saves and determinisations."""
     if not _seats(s, players):
         return None
     zone_keys, var_keys, card_var_keys = own_keys(g, s.num_players)
@@ -349,6 +356,8 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
             first[k] = _copy_value(v)
         else:
             first[k] = v
+    if kept and s.chance == "seeded":
+        return _kept_parts(players, key, base, var, s, zone_keys, var_keys, supply, marks, seats, once, first)
     one_var = card_var_keys[0] if len(card_var_keys) == 1 else None
     parts = []
     for p in sorted(players):
@@ -423,6 +432,93 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
         part.start = start
         parts.append(part)
     return parts
+
+
+def _kept_parts(players: list[int], key: str, base: dict[str, Any], var: str, s: GameState,
+                zone_keys: list[list[str]], var_keys: list[list[str]], supply: dict[str, int],
+                marks: dict[str, dict[str, int]], seats: tuple[str, ...], once: list[str],
+                first: dict[str, Any]) -> list[Branch] | None:
+    """The rest of ``step_parts`` for parts that cannot change a card: the same parts, but each
+    start's zones, vars, cells and knowledge left to ``start_of`` (None)."""
+    all_zones, values = s.zones, s.vars
+    parts = []
+    for p in sorted(players):
+        shown_vars = {}  # (a loop: a comprehension is a call of its own)
+        try:
+            for k in var_keys[p]:
+                shown_vars[k] = values[k]
+        except KeyError:  # (a var missing: not a state the save checks let through)
+            return None
+        sizes: dict[str, int] = {}
+        for zk in zone_keys[p]:
+            sizes[zk] = len(all_zones[zk])
+        frame = _new(Frame)
+        frame.code = key
+        frame.pc = 0
+        frame.locals = {**first, var: p}
+        start = _new(BranchStart)
+        start.frame = frame
+        start.zones = start.vars = start.cells = start.known = None
+        start.supply = supply
+        start.once = once
+        running = _new(Frame)  # (the part as ``step_parts`` makes it)
+        running.code = key
+        running.pc = 0
+        running.locals = {**base, var: p}
+        part = _new(Branch)
+        part.player = p
+        part.stack = [running]
+        part.pending = None
+        part.count = 0
+        part.log = []
+        part.actions = []
+        part.shown = {"vars": shown_vars, "zones": sizes, "tokens": marks[seats[p]]}
+        part.start = start
+        parts.append(part)
+    return parts
+
+
+def start_of(g: CompiledGame, s: GameState, b: Branch) -> BranchStart | None:
+    """How part `b` of state `s` began, whole: ``b.start`` with its zones, cards' vars, cells and
+    knowledge made from `s` when ``step_parts`` left them out (its parts cannot change a card,
+    so `s`, holding the part, shows them as they were when the step began), else as it is."""
+    st = b.start
+    if st is None or st.zones is not None:
+        return st
+    zone_keys, _, card_var_keys = own_keys(g, s.num_players)
+    text = card_keys(len(s.where))
+    values, all_known, all_cells = s.vars, s.known, s.cells
+    zones: dict[str, list[int]] = {}
+    mine: list[int] = []
+    for zk in zone_keys[b.player]:
+        cards = s.zones[zk]
+        zones[zk] = cards[:]
+        mine += cards
+    card_vars: dict[str, Any] = {}
+    if card_var_keys is None:
+        held = {text[c] for c in mine}
+        for k, v in values.items():
+            if "@" in k and k.rpartition("@")[2] in held:
+                card_vars[k] = v
+    else:
+        for keys in card_var_keys:
+            for c in mine:
+                if keys[c] in values:
+                    card_vars[keys[c]] = values[keys[c]]
+    known = {text[c]: all_known[text[c]] for c in mine if text[c] in all_known}
+    cells = {text[c]: all_cells[text[c]][:] for c in mine if text[c] in all_cells}
+    return BranchStart(st.frame, zones, card_vars, cells, known, st.supply, st.once)
+
+
+def with_starts(g: CompiledGame, s: GameState) -> GameState:
+    """`s`, or a copy of it whose parts' starts are whole (``start_of``) when some were left
+    out: what saves write and equal states compare."""
+    if not any(b.start is not None and b.start.zones is None for b in s.branches):
+        return s
+    t = s.copy()
+    for b in t.branches:
+        b.start = start_of(g, t, b)
+    return t
 
 
 # Each token key's holder (`p2` of `p2|t|`), kept: the same few keys come back at every
@@ -573,6 +669,8 @@ def resample(g: CompiledGame, s: GameState, player: int, seed: int) -> GameState
     among the places they cannot see (each kind of card among the places of its kind), every
     reference to a card following its place, and a fresh random generator."""
     t = s.copy()
+    for b in t.branches:  # (whole: they are put back, and their cards renamed, below)
+        b.start = start_of(g, t, b)
     # What the others have done so far in a `simultaneously` is theirs alone: put their parts
     # back to where the step began (the caller runs them again to their first decision, in the
     # new deal: ``State.resample``), and the supply as the player knows it.

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .budget import MAX_INT, MAX_ITEMS, MAX_LASTING, MAX_LOG_LINE, MAX_VALUE_DEPTH
+from .information import start_of
 from .runtime import MAX_COORDINATE
 from .state import BranchStart, Frame, GameState, Pending
 
@@ -195,7 +196,7 @@ def structure_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: C90
             if not _token_key_ok(g, key, players) or type(count) is not int or count < 0:
                 return "a malformed record of what others see of a choosing player"
         if b.start is not None:
-            problem = _start_problem(g, s, b.player, b.start)
+            problem = _start_problem(g, s, b.player, start_of(g, s, b))
             if problem:
                 return f"a malformed record of how a choosing player's part began ({problem})"
     if s.branches and any(b.start is not None for b in s.branches) and not _supply_kept(g, s):

@@ -51,13 +51,17 @@ class BranchStart:
 
     A determinisation (``information.resample``) puts the other players' parts back and runs
     them again, since what they did so far is not the seat's to know. Never changed once made,
-    so copies of the state share it."""
+    so copies of the state share it.
+
+    `zones`, `vars`, `cells` and `known` are all None when the part's code cannot change a card
+    (``information.step_parts``): they are then the state's own, as long as the step lasts, and
+    ``information.start_of`` makes them from the state holding the part (saves write them)."""
 
     frame: Frame  # the part's first frame, as it began
-    zones: dict[str, list[int]]  # the player's own zones (key `name#p`) -> their cards
-    vars: dict[str, Any]  # the vars of those cards (`name@card`)
-    cells: dict[str, list]  # where those cards lay on grids
-    known: dict[str, int]  # who knew those cards
+    zones: dict[str, list[int]] | None  # the player's own zones (key `name#p`) -> their cards
+    vars: dict[str, Any] | None  # the vars of those cards (`name@card`)
+    cells: dict[str, list] | None  # where those cards lay on grids
+    known: dict[str, int] | None  # who knew those cards
     supply: dict[str, int]  # the supply's tokens ("supply|token|side" -> count)
     once: list[str]  # the `once` marks made before the step
 
