@@ -5201,8 +5201,16 @@ class _StepsGen:
             work.append(pc)
             if 0 <= pc < len(code) and _has_run(code[pc]):
                 # nothing has stopped since the last op that may stop (which ends a run): the
-                # run there is handed to the caller's loop to call at once (``Machine._steps``)
-                lines.append(f"{ind}return _run{pc}")
+                # run there is handed to the caller's loop to call at once (``Machine._steps``).
+                # A fast run calls one further on itself and returns what it returns: the same
+                # call, without a round of the caller's loop for it (a tenth of a run's hand-on).
+                # Only further on: a chain of such calls ends within the code, so it cannot grow
+                # Python's stack without bound as a loop's way back would; and not in careful
+                # runs, whose `except` would give the error the pc of this run's op
+                if fast and pc > entry:
+                    lines.append(f"{ind}return _run{pc}(m, fr)")
+                else:
+                    lines.append(f"{ind}return _run{pc}")
                 return
             lines.append(f"{ind}fr.pc = {pc}")
             lines.append(f"{ind}return")
