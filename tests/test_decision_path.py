@@ -65,3 +65,26 @@ def test_a_fast_run_calls_the_run_further_on_in_place(tmp_path, choice):
     fast_got, careful_got = _both(tmp_path, 0, 2, [1], choice, [None, *range(cost + 2)])
     assert fast_got == careful_got
     assert (fast_got[0][0] is not None) == (choice == 2)
+
+
+ENDS_AT_ONCE = """game "Ends at once"
+players 3 to 3
+var bid per player: int = 0
+flow:
+    simultaneously for p in players:
+        set p.bid = 9
+        if p == players[1]:
+            end game
+        choose k in [1, 2] by p
+        set p.bid = k
+"""
+
+
+def test_a_part_ending_the_game_as_the_step_starts_leaves_the_next_one_unrun(tmp_path):
+    """The parts run one after the other as the step starts: Player 2's ends the game, so
+    Player 3's never runs (its var is not set), as in the reference; Player 1's had run."""
+    (tmp_path / "game.rules").write_text(ENDS_AT_ONCE)
+    states = [interpreter.load(str(tmp_path), backend=backend, cache=False).new_game(players=3, seed=0)
+              for backend in ("reference", "codegen")]
+    assert states[0].to_json() == states[1].to_json()
+    assert states[1].is_over and [states[1].s.vars[f"bid#{p}"] for p in range(3)] == [9, 9, 0]

@@ -193,13 +193,20 @@ class Machine:
         state (`op.changes`), forgets the defines' results remembered so far. Where the game has generated runs (``game.runs``, made by
         codegen.code_runs), the run starting at the frame's pc does that for many ops in a
         row, in place; an op without one is called here. The ops of the frame on top run in an
-        inner loop, which looks the frame's code up once rather than once per op."""
+        inner loop, which looks the frame's code up once rather than once per op.
+
+        Called only where there is something to run: `stack` not empty, nothing waiting on
+        `waits`, the game not over, and a `simultaneously` running exactly when `in_branch` (the
+        callers know it already; the loop looks again each time the inner loop stops)."""
         s = self.s
         runs_of = self.runs_of
         b = self.budget
-        while stack and waits.pending is None and not s.over and (not s.branches) is not in_branch:
+        while True:  # (the callers have seen to it that the loop has something to run, as below)
             frame = stack[-1]
-            code, end, runs = runs_of.get(frame.code) or self.code_runs(frame.code)
+            try:  # (a lookup without dict.get's call: a code's runs are there but the first time)
+                code, end, runs = runs_of[frame.code]
+            except KeyError:
+                code, end, runs = self.code_runs(frame.code)
             depth = len(stack)
             op = None
             try:
@@ -212,7 +219,10 @@ class Machine:
                         # On with the frame below, in this loop: nothing has stopped (the loop
                         # looked after the last op, or the outer loop before the first)
                         frame = stack[-1]
-                        code, end, runs = runs_of.get(frame.code) or self.code_runs(frame.code)
+                        try:
+                            code, end, runs = runs_of[frame.code]
+                        except KeyError:
+                            code, end, runs = self.code_runs(frame.code)
                         depth -= 1
                         continue
                     run = runs[pc]
@@ -249,6 +259,8 @@ class Machine:
             except RULE_FAULTS as err:
                 raise RuleRuntimeError(f"this rule cannot be carried out ({python_error(err)})",
                                        getattr(op if op is not None else _op_at(code, frame.pc), "pos", None)) from None
+            if not (stack and waits.pending is None and not s.over and (not s.branches) is not in_branch):
+                return
 
     def enter(self, key: str, local_values: dict, pos=None) -> bool:
         """A procedure called from a generated run: push its frame (``push``) and run it on the
@@ -278,7 +290,10 @@ class Machine:
         frame.pc = 0
         frame.locals = local_values
         stack.append(frame)
-        code, end, runs = self.runs_of.get(key) or self.code_runs(key)
+        try:  # (as in _steps)
+            code, end, runs = self.runs_of[key]
+        except KeyError:
+            code, end, runs = self.code_runs(key)
         op = None  # (the op called here, if any: an error raised in a run has its pc in frame.pc)
         try:
             pc = 0
@@ -375,7 +390,10 @@ class Machine:
         frame.code = key
         frame.pc = 0
         frame.locals = local_values
-        code, end, runs = self.runs_of.get(key) or self.code_runs(key)
+        try:  # (as in _steps)
+            code, end, runs = self.runs_of[key]
+        except KeyError:
+            code, end, runs = self.code_runs(key)
         try:
             run = runs[0]
             while run is not None:
@@ -412,7 +430,9 @@ class Machine:
         for b in s.branches:
             if b.pending is not None:  # waiting for its player: nothing to run (most parts, most times)
                 continue
-            if not b.stack:  # an ended part: nothing to run either (the memo forgotten, as below)
+            if not b.stack or s.over or not s.branches:
+                # an ended part, or one after a part that ended the game: nothing to run either
+                # (the memo forgotten, as below; `_steps` runs only where there is something to run)
                 if self.memo:
                     self.memo = {}
                 continue
