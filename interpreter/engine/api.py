@@ -743,7 +743,12 @@ def _answer_choice(g: CompiledGame, s: GameState, m: Machine, p: Pending, index:
     menu's fixed options) and called for a menu with costs, `once` marks or items."""
     value = p.values[index]
     label = p.labels[index]
-    if len(label) <= MAX_LOG_LINE and not (pick and op.cards):
+    # (_choice_entries of a line everybody reads, without its call: a short label, and the item
+    # no card, or a card in a zone everybody sees (its mask remembered: a card chosen from a hand
+    # or a hidden zone, or a zone not looked at yet, goes the long way); the player is a seat,
+    # which `park` checked)
+    if len(label) <= MAX_LOG_LINE and (not pick or not op.cards or value.__class__ is not int
+                                       or g.viewer_cache.get((s.where[value], s.num_players)) == (1 << s.num_players) - 1):
         log.append(["choice", p.player, g.choice_heads[p.player] + label])
     else:
         log.extend(_choice_entries(g, s, p, index, op))
@@ -897,6 +902,18 @@ def _in_merged_order(branches: list[Branch], acting: Branch) -> bool:
         elif b is acting:
             after = True
     return True
+
+
+def _parts_at_rest(branches: list[Branch]) -> bool:
+    """Whether every part of a `simultaneously` step waits for its player or has ended, one at
+    least waiting: then ``Machine.run`` has nothing to run, and only forgets the define memo."""
+    waiting = False
+    for b in branches:
+        if b.pending is not None:
+            waiting = True
+        elif b.stack:
+            return False
+    return waiting
 
 
 def _played_again(game: Game, s: GameState, actions: list[list]) -> GameState:
@@ -1288,7 +1305,10 @@ class State:
             m._steps(branch.stack, branch, True)  # (the stack holds the choice's frame; not over)
             m.branch = None
             if branch.pending is None or s.over:
-                m.run()
+                if branch.stack or s.over or s.branches is not branches or not _parts_at_rest(branches):
+                    m.run()
+                elif m.memo:  # the part ended while another waits: all that `run` would do
+                    m.memo = {}
         except BaseException as err:  # never leave half an action (as `_carry_out`)
             m.branch = None
             self._put_back(None, before)
