@@ -27,7 +27,7 @@ def _waiting(gen) -> list:
 
 def _module_codes(gen) -> dict:
     """Each function's code in the module compiled whole, by name."""
-    whole = compile("\n".join(gen.source), "<rulelang generated>", "exec")
+    whole = compile(gen.compiled_source(), "<rulelang generated>", "exec")
     return {c.co_name: c for c in whole.co_consts if hasattr(c, "co_code")}
 
 

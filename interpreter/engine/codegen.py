@@ -23,6 +23,7 @@ values read, paying again what the body paid.
 
 from __future__ import annotations
 
+import ast
 import operator
 import re
 import types
@@ -1497,7 +1498,7 @@ class CodeGen:
             if len(self.functions) != len(self.body_names):
                 raise AssertionError("the load cache's generated module does not fit this game")
         else:
-            source = "\n".join(self.source)
+            source = self.compiled_source()
             code = compile_cached(source, "<rulelang generated>") if self.cache else compile(
                 source, "<rulelang generated>", "exec")
             self.keep(code)
@@ -1509,6 +1510,11 @@ class CodeGen:
             fn.__code__ = self.ns[f"_f{i}"].__code__
         for j, fn in enumerate(self.picks):
             fn.__code__ = self.ns[f"_p{j}"].__code__
+
+    def compiled_source(self) -> str:
+        """The module's source as compiled: each define's body with the tests `_held_known` leaves
+        out left out (`_compile_on_call` compiles each function's the same way)."""
+        return "\n".join(_held_known_lines(src) for src in self.source)
 
     def _compile_on_call(self) -> None:
         """Give every function the code `_first_call`: on its first call it compiles the source
@@ -1526,7 +1532,7 @@ class CodeGen:
             code = codes.get(body)
             if code is None:
                 made: dict[str, Any] = {}
-                exec(compile(sources[body], "<rulelang generated>", "exec"), self.ns, made)  # noqa: S102 - see the module doc
+                exec(compile(_held_known_lines(sources[body]), "<rulelang generated>", "exec"), self.ns, made)  # noqa: S102 - see the module doc
                 code = codes[body] = made[body].__code__
                 made_defaults[body] = made[body].__defaults__
             fn.__code__ = code
@@ -4458,6 +4464,154 @@ def _card_fields_once(body: str, loops: list[str]) -> tuple[str, list[str], list
         return body, loops, []
     out = [_CARD_FIELD.sub(lambda match: names.get(match.group(0), match.group(0)), piece) for piece in pieces]
     return out[0], out[1:], [f"{name} = {read}" for read, name in names.items()]
+
+
+# A name a define's body holds a result in once it is worked out (`remembered`, `read_ahead`,
+# `_looked_up_once`), set to _MISS before the body and never to _MISS in it
+_HELD_NAME = re.compile(r"_[hm]\d+\Z")
+_HELD_TEST = re.compile(r"\b(_[hm]\d+) is not _MISS\b")
+
+
+def _held_known(body: str) -> str:
+    """A define's body where a name holding a result (`_h0`, `_m0`: `X if X is not _MISS ...
+    else (X := ...)`) is tested again after the body has certainly given it its value: there
+    the test is always true and is left out (`X if X is not _MISS and (_u := _u + 5) else ...`
+    reads `X if (_u := _u + 5) else ...`, `X if X is not _MISS else ...` reads `X`). The same
+    work, results and payments; a name, a global's lookup and a comparison fewer at each such
+    use (can_afford tests its names some twenty times a call). Certainly: worked out on every
+    path of the expression before the test is reached (Python's order of evaluation, an `and`'s
+    or an `or`'s first operand, an `if`'s test, a comprehension's first iterable and both
+    branches of an `if` that both set it; not what a comprehension works out per item, nor
+    what a short-circuit may skip). Source untouched elsewhere (edits at the tree's positions)."""
+    counts = Counter(_HELD_TEST.findall(body))
+    if not body.isascii() or not any(c > 1 for c in counts.values()):
+        return body
+    try:
+        tree = ast.parse(body, mode="eval")
+    except SyntaxError:  # (never for a generated body; left as it is)
+        return body
+    starts = [0]
+    for line in body.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+
+    def at(line: int, col: int) -> int:
+        return starts[line - 1] + col
+
+    def chain(es: list, known: frozenset) -> frozenset:
+        """Operands worked out one after the other, each only if the ones before were."""
+        for x in es:
+            known = walk(x, known)
+        return known
+
+    def walk(e, known: frozenset) -> frozenset:  # noqa: C901 - one case per kind of expression
+        """What is certainly held once `e` is worked out, given `known` before; edits recorded."""
+        if isinstance(e, ast.IfExp):
+            test = e.test
+            conj = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+            first = conj[0]
+            if (isinstance(first, ast.Compare) and isinstance(first.left, ast.Name)
+                    and _HELD_NAME.match(first.left.id) and len(first.ops) == 1 and isinstance(first.ops[0], ast.IsNot)
+                    and isinstance(first.comparators[0], ast.Name) and first.comparators[0].id == "_MISS"
+                    and isinstance(e.body, ast.Name) and e.body.id == first.left.id):
+                held, rest = first.left.id, conj[1:]
+                if held in known:
+                    if not rest:  # always the name
+                        edits.append((at(e.lineno, e.col_offset), at(e.end_lineno, e.end_col_offset), held))
+                        return known
+                    cut = at(first.end_lineno, first.end_col_offset)
+                    if body.startswith(" and ", cut):
+                        edits.append((at(first.lineno, first.col_offset), cut + len(" and "), ""))
+                    after = walk(rest[0], known)  # (the test's next operand: always worked out now)
+                    chain([*rest[1:], e.orelse], after)
+                    return after
+                chain(rest, known)  # (worked out only when the name holds its value)
+                made = walk(e.orelse, known)
+                # (after it, the name holds its value: it did, or the `else` gives it one, or fails)
+                sets = held in made or (isinstance(e.orelse, ast.Call) and isinstance(e.orelse.func, ast.Name)
+                                        and e.orelse.func.id == "_unhoisted")
+                return known | {held} if sets else known
+            after = walk(test, known)
+            if isinstance(test, ast.Constant) and test.value is True:
+                walk(e.orelse, after)
+                return walk(e.body, after)
+            if isinstance(test, ast.Constant) and test.value is False:
+                walk(e.body, after)
+                return walk(e.orelse, after)
+            return walk(e.body, after) & walk(e.orelse, after)
+        if isinstance(e, ast.BoolOp):
+            after = walk(e.values[0], known)
+            rest = e.values[1:]
+            # (a payment added to the tally, `(_u := _u + 5) and x`, is never false: the tally
+            # never falls below nothing, see `_tally_grows`)
+            while rest and isinstance(e.op, ast.And) and _paid_first(e.values[len(e.values) - len(rest) - 1]):
+                after = walk(rest[0], after)
+                rest = rest[1:]
+            chain(rest, after)
+            return after
+        if isinstance(e, ast.Compare):
+            after = walk(e.comparators[0], walk(e.left, known))
+            chain(e.comparators[1:], after)  # (a chained comparison stops at the first false)
+            return after
+        if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            after = walk(e.generators[0].iter, known)
+            inner = [*e.generators[0].ifs]
+            for g in e.generators[1:]:
+                inner += [g.iter, *g.ifs]
+            inner += [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
+            chain(inner, after)  # (per item: maybe never)
+            return after
+        if isinstance(e, ast.NamedExpr):
+            after = walk(e.value, known)
+            return after | {e.target.id} if _HELD_NAME.match(e.target.id) else after
+        if isinstance(e, ast.Lambda):
+            return known
+        if isinstance(e, ast.Dict):
+            for k, v in zip(e.keys, e.values, strict=True):
+                known = walk(v, known if k is None else walk(k, known))
+            return known
+        for x in ast.iter_child_nodes(e):  # (in the order Python works them out)
+            if isinstance(x, (ast.expr, ast.keyword)):
+                known = walk(x, known)
+        return known
+
+    def _paid_first(x) -> bool:
+        if isinstance(x, ast.BoolOp) and isinstance(x.op, ast.Or):  # `(... <= b.limit or _over())`: true or fails
+            last = x.values[-1]
+            return isinstance(last, ast.Call) and isinstance(last.func, ast.Name) and last.func.id == "_over"
+        return (isinstance(x, ast.NamedExpr) and x.target.id == "_u" and isinstance(x.value, ast.BinOp)
+                and isinstance(x.value.op, ast.Add) and isinstance(x.value.left, ast.Name) and x.value.left.id == "_u"
+                and isinstance(x.value.right, ast.Constant) and type(x.value.right.value) is int
+                and x.value.right.value > 0)
+
+    walk(tree.body, frozenset())
+    if not edits:
+        return body
+    out, end = [], 0
+    for start, stop, text in sorted(edits):
+        if start < end:  # (inside a part already left out: never, as the walk does not go in)
+            continue
+        out += [body[end:start], text]
+        end = stop
+    return "".join(out) + body[end:]
+
+
+# The line of a define's function working its body out (`CodeGen.define`'s `work`)
+_BODY_LINE = re.compile(r"^( +r = (?:memo\[key\] = )?)(.+)$", re.M)
+
+
+def _held_known_lines(source: str) -> str:
+    """A define's function (its source as `CodeGen.source` holds it) with `_held_known` applied
+    to the line working out its body; any other source as it is.
+    Done where the source is compiled, not where it is made: parsing a body as long as
+    Off-Plan's can_afford's takes tens of milliseconds, which a load without the on-disk cache
+    would pay (each function is compiled then when first called, `_compile_on_call`), and a
+    load with it never (it keeps the compiled module)."""
+    if not source.lstrip("\n").startswith("def _d"):
+        return source
+    if source.count(" is not _MISS") < 2:
+        return source
+    return _BODY_LINE.sub(lambda found: found.group(1) + _held_known(found.group(2)), source)
 
 
 def _memo_lookups(piece: str) -> list[tuple[bool, re.Match]]:
