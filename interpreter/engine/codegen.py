@@ -4600,15 +4600,136 @@ def _held_known(body: str) -> str:
 _BODY_LINE = re.compile(r"^( +r = (?:memo\[key\] = )?)(.+)$", re.M)
 
 
+# A read of the state before a define's body (`CodeGen.read_ahead`, not the soft form)
+_READ_LINE = re.compile(r"^ +(_h\d+) = (m\.s\.(?:vars|zones)\[[\w\[\]]+\])\n", re.M)
+
+
+def _reads_where_used(source: str) -> str:
+    """A define's function whose body is worked out behind a short-circuit (`a and b and
+    (... _h0 ...)`, an `if`'s branch, a comprehension's items) with a read of the state made
+    before it that only such a part uses: the read made where that part begins instead,
+    `((_h0 := m.s.vars[...]), part)[-1]` (or `(_h0 := ...)` at its one use), so that a body
+    that stops before it does not make it (Welcome To's estate_at stops at its first test for
+    most of its calls, with two reads made for nothing). The state does not change while a body
+    is worked out, so the read finds the same value; a read that fails there (a value that is
+    no seat) sends the expression to the slow path as the read before the body did, and one
+    never made is one the reference does not make either. Only a read no other line uses (a
+    kept result's checks, the lines of loops) and a part worked out at most once a call."""
+    reads = [(found.group(1), found.group(2), found.group(0)) for found in _READ_LINE.finditer(source)]
+    if not reads:
+        return source
+    body_line = None
+    for found in _BODY_LINE.finditer(source):
+        if any(re.search(rf"\b{held}\b", found.group(2)) for held, _, _ in reads):
+            body_line = found
+            break
+    if body_line is None:
+        return source
+    body = body_line.group(2)
+    rest = source[:body_line.start()] + source[body_line.end():]
+    movable = {held: read for held, read, line in reads
+               if len(re.findall(rf"\b{held}\b", rest)) == 1 and rest.count(line) == 1}
+    if not movable or not body.isascii():
+        return source
+    try:
+        tree = ast.parse(body, mode="eval")
+    except SyntaxError:
+        return source
+    uses: dict[str, list[list]] = {held: [] for held in movable}
+
+    def walk(e, path: list) -> None:
+        if isinstance(e, ast.Name) and e.id in uses:
+            if not isinstance(e.ctx, ast.Load):
+                uses.pop(e.id)  # (given a value in the body: left as it is)
+            else:
+                uses[e.id].append([*path, e])
+        for x in ast.iter_child_nodes(e):
+            walk(x, [*path, e])
+
+    walk(tree.body, [])
+    spans: list[tuple[int, int, str, str]] = []
+    for held, paths in uses.items():
+        if not paths:
+            continue
+        common = paths[0]
+        for path in paths[1:]:
+            j = 0
+            while j < min(len(common), len(path)) and common[j] is path[j]:
+                j += 1
+            common = common[:j]
+        # (no deeper than a part worked out at most once a call: outside comprehensions' items
+        # and lambdas, and an expression of its own)
+        for j, node in enumerate(common):
+            if isinstance(node, ast.Lambda) or (
+                    isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp))
+                    and not (j + 1 < len(common) and common[j + 1] is node.generators[0])):
+                common = common[:j + 1]
+                break
+            if isinstance(node, ast.comprehension):  # the first iterable: worked out once
+                if not (j + 1 < len(common) and common[j + 1] is node.iter):
+                    common = common[:j]
+                    break
+        while common and (not isinstance(common[-1], ast.expr) or isinstance(common[-1], (ast.Slice, ast.Starred))):
+            common = common[:-1]
+        if len(common) < 2 or not _maybe_skipped(common):
+            continue  # (always made: as well before the body)
+        node = common[-1]
+        start, stop = node.col_offset, node.end_col_offset
+        if node.lineno != 1 or node.end_lineno != 1:
+            continue
+        spans.append((start, stop, held))
+    # (reads of one part made together where it begins; a part inside another's: left as it was)
+    parts: dict[tuple[int, int], list[str]] = {}
+    end = -1
+    for start, stop, held in sorted(spans):
+        if (start, stop) in parts:
+            parts[(start, stop)].append(held)
+        elif start >= end:
+            parts[(start, stop)] = [held]
+            end = stop
+    if not parts:
+        return source
+    out, at = [], 0
+    for (start, stop), helds in parts.items():
+        made_reads = ", ".join(f"({held} := {movable[held]})" for held in helds)
+        whole = body[start:stop]
+        out += [body[at:start], made_reads if whole in helds else f"({made_reads}, {whole})[-1]"]
+        at = stop
+    made = "".join(out) + body[at:]
+    moved = {held for helds in parts.values() for held in helds}
+    lines = {line for held, _, line in reads if held in moved}
+    # (a blank line for each read moved: the lines after it, and the module's, where they were)
+    before = "".join("\n" if line in lines else line for line in source[:body_line.start()].splitlines(keepends=True))
+    return before + body_line.group(1) + made + source[body_line.end():]
+
+
+def _maybe_skipped(path: list) -> bool:
+    """Whether the last node of a path from a body's root may not be worked out when the body
+    is: behind an `and`'s or an `or`'s first operand, in an `if`'s branch, a chained
+    comparison's later operand, a comprehension's items."""
+    for parent, child in zip(path, path[1:], strict=False):
+        if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
+            return True
+        if isinstance(parent, ast.IfExp) and child is not parent.test:
+            return True
+        if isinstance(parent, ast.Compare) and child is not parent.left and child is not parent.comparators[0]:
+            return True
+        if isinstance(parent, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return True
+    return False
+
+
 def _held_known_lines(source: str) -> str:
-    """A define's function (its source as `CodeGen.source` holds it) with `_held_known` applied
-    to the line working out its body; any other source as it is.
+    """A define's function (its source as `CodeGen.source` holds it) with `_reads_where_used`
+    and `_held_known` applied to the line working out its body; any other source as it is.
     Done where the source is compiled, not where it is made: parsing a body as long as
     Off-Plan's can_afford's takes tens of milliseconds, which a load without the on-disk cache
     would pay (each function is compiled then when first called, `_compile_on_call`), and a
     load with it never (it keeps the compiled module)."""
     if not source.lstrip("\n").startswith("def _d"):
         return source
+    if "_h" in source and " = m.s." in source:
+        source = _reads_where_used(source)
     if source.count(" is not _MISS") < 2:
         return source
     return _BODY_LINE.sub(lambda found: found.group(1) + _held_known(found.group(2)), source)
