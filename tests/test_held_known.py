@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import interpreter
-from interpreter.engine.codegen import _MISS, _held_known
+from interpreter.engine.codegen import _MISS, _held_first, _held_known, _held_known_lines
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "looked_up_once"
 
@@ -66,8 +66,41 @@ def test_a_define_is_compiled_with_the_tests_left_out():
     generated = interpreter.load(str(FIXTURE), cache=False).compiled.generated
     source, compiled = "\n".join(generated.source), generated.compiled_source()
     tests = r"_[hm]\d+ is not _MISS"
-    assert len(re.findall(tests, source)) == 23 and len(re.findall(tests, compiled)) == 7
-    assert "(((_m0)) - " in compiled and "(_m0 if (_u := _u + 5) else (_m0 := " in compiled
-    # (only where a define's body is worked out: the rest of the source as it was)
+    assert len(re.findall(tests, source)) == 23 and len(re.findall(tests, compiled)) == 0
+    # (first reached: set alone; then read alone, or paid for alone)
+    assert "((_m0 := " in compiled and "(((_m0)) - " in compiled and "(_m0 if (_u := _u + 5) else (_m0 := " in compiled
+    assert source.count(" = _MISS\n") == 9 and compiled.count(" = _MISS\n") == 2
+    # (only where a define's body is worked out, and lines setting names to _MISS made blank:
+    # the rest of the source as it was, each line where it was)
     assert [line for line in compiled.splitlines() if not line.lstrip().startswith("r = ")] == [
-        line for line in source.splitlines() if not line.lstrip().startswith("r = ")]
+        "" if line.endswith(" = _MISS") and line.strip() not in compiled else line
+        for line in source.splitlines() if not line.lstrip().startswith("r = ")]
+
+
+def test_a_name_first_reached_is_set_alone_and_its_line_dropped():
+    assert _held_first(f"({MEMO} + {MEMO})", frozenset({"_m0"})) == ("(((_m0 := g())) + (_m0))", {"_m0"})
+    # (in both branches of an `if`: _MISS in each; then known)
+    made, dropped = _held_first(f"(({MEMO} if c else {MEMO}) + {MEMO})", frozenset({"_m0"}))
+    assert made == "((((_m0 := g())) if c else ((_m0 := g()))) + (_m0))" and dropped == {"_m0"}
+    # (reached first behind a short-circuit: set alone there, tested again after, its line kept)
+    made, dropped = _held_first(f"((c and {MEMO}) + {MEMO})", frozenset({"_m0"}))
+    assert made == f"((c and ((_m0 := g()))) + {MEMO})" and dropped == set()
+    # (per item of a comprehension: the next item finds it set; a name not known to be _MISS)
+    for source, fresh in ((f"[{MEMO} for v in xs]", {"_m0"}), (f"({MEMO} + {MEMO})", set())):
+        made, dropped = _held_first(source, frozenset(fresh))
+        assert made.startswith(f"[{MEMO}" if fresh else f"({MEMO}") and dropped == set()
+
+
+def test_a_function_without_its_lines_setting_names_to_missing_works_the_same():
+    function = (f"def _d1(c, f, g):\n    _u = 0\n    _h0 = _MISS\n    _m0 = _MISS\n"
+                f"    r = (({MEMO} if c else {MEMO}) + {HELD} * {HELD} + {MEMO}, _u)\n    return r\n")
+    made = _held_known_lines(function)
+    assert "_MISS" not in made and made.count("\n") == function.count("\n")
+    for c in (False, True):
+        results = []
+        for text in (function, made):
+            calls: list[str] = []
+            scope = {"_MISS": _MISS}
+            exec(text, scope)  # noqa: S102 - the test's own source
+            results.append((scope["_d1"](c, lambda calls=calls: calls.append("f") or 7, lambda: 3), calls))
+        assert results[0] == results[1] == (((3 + 7 * 7 + 3, 5)), ["f"])

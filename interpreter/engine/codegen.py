@@ -4473,23 +4473,35 @@ _HELD_TEST = re.compile(r"\b(_[hm]\d+) is not _MISS\b")
 
 
 def _held_known(body: str) -> str:
+    """`_held_first` of a body with no name known to start as _MISS: the body alone."""
+    return _held_first(body, frozenset())[0]
+
+
+def _held_first(body: str, fresh: frozenset) -> tuple[str, set]:
     """A define's body where a name holding a result (`_h0`, `_m0`: `X if X is not _MISS ...
     else (X := ...)`) is tested again after the body has certainly given it its value: there
     the test is always true and is left out (`X if X is not _MISS and (_u := _u + 5) else ...`
     reads `X if (_u := _u + 5) else ...`, `X if X is not _MISS else ...` reads `X`). The same
     work, results and payments; a name, a global's lookup and a comparison fewer at each such
-    use (can_afford tests its names some twenty times a call). Certainly: worked out on every
+    use (a body of a game's sums over several kinds tests its names some twenty times a call). Certainly: worked out on every
     path of the expression before the test is reached (Python's order of evaluation, an `and`'s
     or an `or`'s first operand, an `if`'s test, a comprehension's first iterable and both
     branches of an `if` that both set it; not what a comprehension works out per item, nor
-    what a short-circuit may skip). Source untouched elsewhere (edits at the tree's positions)."""
+    what a short-circuit may skip). Source untouched elsewhere (edits at the tree's positions).
+    And `fresh`: names set to _MISS before the body and given a value in it only: where the
+    body first reaches one (no part worked out before it can have given it its value) the test
+    is always false and is left out too, `X if X is not _MISS ... else (X := ...)` reading
+    `(X := ...)`. Also given back: those of them the body never reads before it has certainly
+    given them their value, whose line setting them to _MISS is then not needed."""
     counts = Counter(_HELD_TEST.findall(body))
-    if not body.isascii() or not any(c > 1 for c in counts.values()):
-        return body
+    if not body.isascii() or not any(c > 1 for c in counts.values()) and not fresh.intersection(counts):
+        return body, set()
     try:
         tree = ast.parse(body, mode="eval")
     except SyntaxError:  # (never for a generated body; left as it is)
-        return body
+        return body, set()
+    maybe: set = set()  # (names some part worked out so far may have given a value)
+    unsafe: set = set()  # (fresh names read where they may still be _MISS)
     starts = [0]
     for line in body.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
@@ -4525,26 +4537,42 @@ def _held_known(body: str) -> str:
                     after = walk(rest[0], known)  # (the test's next operand: always worked out now)
                     chain([*rest[1:], e.orelse], after)
                     return after
+                if held in fresh and held not in maybe:  # (_MISS here: the `else` alone)
+                    cut = body.rfind(" else ", at(e.lineno, e.col_offset), at(e.orelse.lineno, e.orelse.col_offset))
+                    if cut >= 0:
+                        edits.append((at(e.lineno, e.col_offset), cut + len(" else "), ""))
+                        made = walk(e.orelse, known)
+                        maybe.add(held)
+                        return known | {held} if held in made else known
+                if held in fresh:
+                    unsafe.add(held)
                 chain(rest, known)  # (worked out only when the name holds its value)
                 made = walk(e.orelse, known)
+                maybe.add(held)
                 # (after it, the name holds its value: it did, or the `else` gives it one, or fails)
                 sets = held in made or (isinstance(e.orelse, ast.Call) and isinstance(e.orelse.func, ast.Name)
                                         and e.orelse.func.id == "_unhoisted")
                 return known | {held} if sets else known
             after = walk(test, known)
+            # (a constant test's other branch is never worked out: nothing in it is looked at)
             if isinstance(test, ast.Constant) and test.value is True:
-                walk(e.orelse, after)
                 return walk(e.body, after)
             if isinstance(test, ast.Constant) and test.value is False:
-                walk(e.body, after)
                 return walk(e.orelse, after)
-            return walk(e.body, after) & walk(e.orelse, after)
+            # (one branch or the other: what one gives a value is still _MISS in the other)
+            before = set(maybe)
+            held_body = walk(e.body, after)
+            given = maybe - before
+            maybe.difference_update(given)
+            held_else = walk(e.orelse, after)
+            maybe.update(given)
+            return held_body & held_else
         if isinstance(e, ast.BoolOp):
             after = walk(e.values[0], known)
             rest = e.values[1:]
             # (a payment added to the tally, `(_u := _u + 5) and x`, is never false: the tally
             # never falls below nothing, see `_tally_grows`)
-            while rest and isinstance(e.op, ast.And) and _paid_first(e.values[len(e.values) - len(rest) - 1]):
+            while rest and isinstance(e.op, ast.And) and _always_true(e.values[len(e.values) - len(rest) - 1]):
                 after = walk(rest[0], after)
                 rest = rest[1:]
             chain(rest, after)
@@ -4559,11 +4587,20 @@ def _held_known(body: str) -> str:
             for g in e.generators[1:]:
                 inner += [g.iter, *g.ifs]
             inner += [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
+            for x in inner:  # (per item: what one item gives a value, the next may find it has)
+                for y in ast.walk(x):
+                    if isinstance(y, ast.NamedExpr):
+                        maybe.add(y.target.id)
             chain(inner, after)  # (per item: maybe never)
             return after
         if isinstance(e, ast.NamedExpr):
             after = walk(e.value, known)
+            maybe.add(e.target.id)
             return after | {e.target.id} if _HELD_NAME.match(e.target.id) else after
+        if isinstance(e, ast.Name):
+            if e.id in fresh and e.id not in known:
+                unsafe.add(e.id)
+            return known
         if isinstance(e, ast.Lambda):
             return known
         if isinstance(e, ast.Dict):
@@ -4575,25 +4612,16 @@ def _held_known(body: str) -> str:
                 known = walk(x, known)
         return known
 
-    def _paid_first(x) -> bool:
-        if isinstance(x, ast.BoolOp) and isinstance(x.op, ast.Or):  # `(... <= b.limit or _over())`: true or fails
-            last = x.values[-1]
-            return isinstance(last, ast.Call) and isinstance(last.func, ast.Name) and last.func.id == "_over"
-        return (isinstance(x, ast.NamedExpr) and x.target.id == "_u" and isinstance(x.value, ast.BinOp)
-                and isinstance(x.value.op, ast.Add) and isinstance(x.value.left, ast.Name) and x.value.left.id == "_u"
-                and isinstance(x.value.right, ast.Constant) and type(x.value.right.value) is int
-                and x.value.right.value > 0)
-
     walk(tree.body, frozenset())
     if not edits:
-        return body
+        return body, set()
     out, end = [], 0
     for start, stop, text in sorted(edits):
         if start < end:  # (inside a part already left out: never, as the walk does not go in)
             continue
         out += [body[end:start], text]
         end = stop
-    return "".join(out) + body[end:]
+    return "".join(out) + body[end:], set(fresh - unsafe)
 
 
 # The line of a define's function working its body out (`CodeGen.define`'s `work`)
@@ -4609,8 +4637,8 @@ def _reads_where_used(source: str) -> str:
     (... _h0 ...)`, an `if`'s branch, a comprehension's items) with a read of the state made
     before it that only such a part uses: the read made where that part begins instead,
     `((_h0 := m.s.vars[...]), part)[-1]` (or `(_h0 := ...)` at its one use), so that a body
-    that stops before it does not make it (Welcome To's estate_at stops at its first test for
-    most of its calls, with two reads made for nothing). The state does not change while a body
+    that stops before it does not make it (a test of a run of cells that most calls fail at
+    its first test made two reads for nothing). The state does not change while a body
     is worked out, so the read finds the same value; a read that fails there (a value that is
     no seat) sends the expression to the slow path as the read before the body did, and one
     never made is one the reference does not make either. Only a read no other line uses (a
@@ -4703,13 +4731,28 @@ def _reads_where_used(source: str) -> str:
     return before + body_line.group(1) + made + source[body_line.end():]
 
 
+def _always_true(x) -> bool:
+    """Whether an operand of generated source is never false: a payment added to a body's tally
+    (`(_u := _u + 5)`: the tally never falls below nothing, which the generated `... and x`
+    forms rely on), a check of the budget (`(... <= b.limit or _over())`: true, or it fails)."""
+    if isinstance(x, ast.BoolOp) and isinstance(x.op, ast.Or):
+        last = x.values[-1]
+        return isinstance(last, ast.Call) and isinstance(last.func, ast.Name) and last.func.id == "_over"
+    return (isinstance(x, ast.NamedExpr) and x.target.id == "_u" and isinstance(x.value, ast.BinOp)
+            and isinstance(x.value.op, ast.Add) and isinstance(x.value.left, ast.Name) and x.value.left.id == "_u"
+            and isinstance(x.value.right, ast.Constant) and type(x.value.right.value) is int
+            and x.value.right.value > 0)
+
+
 def _maybe_skipped(path: list) -> bool:
     """Whether the last node of a path from a body's root may not be worked out when the body
     is: behind an `and`'s or an `or`'s first operand, in an `if`'s branch, a chained
     comparison's later operand, a comprehension's items."""
     for parent, child in zip(path, path[1:], strict=False):
         if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
-            return True
+            at = next(j for j, x in enumerate(parent.values) if x is child)
+            if not (isinstance(parent.op, ast.And) and all(_always_true(x) for x in parent.values[:at])):
+                return True
         if isinstance(parent, ast.IfExp) and child is not parent.test:
             return True
         if isinstance(parent, ast.Compare) and child is not parent.left and child is not parent.comparators[0]:
@@ -4723,16 +4766,31 @@ def _held_known_lines(source: str) -> str:
     """A define's function (its source as `CodeGen.source` holds it) with `_reads_where_used`
     and `_held_known` applied to the line working out its body; any other source as it is.
     Done where the source is compiled, not where it is made: parsing a body as long as
-    Off-Plan's can_afford's takes tens of milliseconds, which a load without the on-disk cache
+    a game's longest takes tens of milliseconds, which a load without the on-disk cache
     would pay (each function is compiled then when first called, `_compile_on_call`), and a
     load with it never (it keeps the compiled module)."""
     if not source.lstrip("\n").startswith("def _d"):
         return source
     if "_h" in source and " = m.s." in source:
         source = _reads_where_used(source)
-    if source.count(" is not _MISS") < 2:
+    if " is not _MISS" not in source:
         return source
-    return _BODY_LINE.sub(lambda found: found.group(1) + _held_known(found.group(2)), source)
+    found = next((found for found in _BODY_LINE.finditer(source) if " is not _MISS" in found.group(2)), None)
+    if found is None:
+        return source
+    # (names set to _MISS before the body and used nowhere else: `_held_first`'s `fresh`)
+    rest = source[:found.start()] + source[found.end():]
+    inits = {held: line for line, held in _MISS_LINE.findall(rest)
+             if len(re.findall(rf"\b{held}\b", rest)) == 1}
+    body, dropped = _held_first(found.group(2), frozenset(inits))
+    before = source[:found.start()]
+    for held in dropped:  # (a blank line for each: the lines after it where they were)
+        before = before.replace(inits[held], "\n", 1)
+    return before + found.group(1) + body + source[found.end():]
+
+
+# A line setting a name of a define's body to _MISS before it (`CodeGen.remembered`, `_looked_up_once`)
+_MISS_LINE = re.compile(r"^( +(_[hm]\d+) = _MISS\n)", re.M)
 
 
 def _memo_lookups(piece: str) -> list[tuple[bool, re.Match]]:
