@@ -5,8 +5,9 @@ tables, and reads every file this module does not. What it spends its time on is
 object with eight fields for every word, a parse tree with positions worked out at each of some
 thirty thousand reductions per game, then a second pass turning that tree into ``nodes``. Here the
 same tables are driven by one loop that calls the syntax-tree builder (``parser._Build``) as each
-rule is reduced, with Lark's own child filters (which children a rule keeps, where an absent
-``[optional]`` puts None), and a lexer that is one regular expression over the whole text.
+rule is reduced, keeping the children Lark's own child filters keep (which children a rule keeps,
+where an absent ``[optional]`` puts None) in one call per reduction rather than Lark's chain of
+wrappers, and a lexer that is one regular expression over the whole text.
 
 It reads exactly what Lark reads, the same way, or gives up: ``read`` returns None for anything
 it is not sure of (a syntax error, a word the parser state does not take as Lark's contextual
@@ -24,10 +25,17 @@ from __future__ import annotations
 
 import re
 import threading
+from functools import partial
+from operator import itemgetter
 from typing import Any
 
 from lark import Token, Tree
-from lark.parse_tree_builder import ExpandSingleChild, ParseTreeBuilder
+from lark.parse_tree_builder import (
+    ChildFilterLALR,
+    ChildFilterLALR_NoPlaceholders,
+    ExpandSingleChild,
+    ParseTreeBuilder,
+)
 from lark.parsers.lalr_analysis import Shift
 
 # The whole lexicon of grammar.lark, in the order Lark tries its terminals: newlines and comments
@@ -104,9 +112,7 @@ class _Reader:
         rules = {}
         for rule, chain in builder_chains:
             name = rule.alias or rule.options.template_source or rule.origin.name
-            f = self._user_callback(name)
-            for w in chain:
-                f = w(f)
+            f = self._rule_callback(name, chain, len(rule.expansion))
             # A `?rule` with one child and an inlined `_rule` add no level to Lark's tree.
             inlined = rule.origin.name.startswith("_")
             # `?sum: product`: the child is the value, and nothing else changes but the state
@@ -125,6 +131,84 @@ class _Reader:
         # both could be is left to Lark.
         self.pattern_states = {state for state, actions in self.states.items()
                                if any(t in actions for _, t in self.word_patterns)}
+
+    def _rule_callback(self, name: str, chain: list, size: int):
+        """One function doing what Lark's wrappers for a rule (its child filter, then
+        ExpandSingleChild for a `?rule`) and the user callback do, in one call instead of three
+        (some eight thousand reductions a game). Shapes not written out here keep Lark's chain."""
+        expand1 = ExpandSingleChild in chain
+        filters = [w for w in chain if w is not ExpandSingleChild]
+        if len(filters) > 1 or (filters and not (
+                isinstance(filters[0], partial)
+                and filters[0].func in (ChildFilterLALR, ChildFilterLALR_NoPlaceholders))):
+            return self._lark_chain(name, chain)
+        # Which children the rule keeps, in order: (index, inlined `_rule` whose children are
+        # spliced in, Nones before it for absent [optionals]); then Nones at the end.
+        if not filters:
+            include, nones_after = [(i, False, 0) for i in range(size)], 0
+        elif filters[0].func is ChildFilterLALR:
+            include, nones_after = list(filters[0].args[0]), filters[0].args[1]
+        else:
+            include, nones_after = [(i, x, 0) for i, x in filters[0].args[0]], 0
+        method = getattr(type(self.builder), name, None)
+        func = None if method is None else method.base_func
+        builder, meta = self.builder, self.meta
+        if any(x for _, x, _ in include):
+            # Splicing: only the left-recursive list shape (`_items: _items item`) is written out.
+            if (include[0][1:] != (True, 0) or nones_after
+                    or any(x or n for _, x, n in include[1:])):
+                return self._lark_chain(name, chain)
+            first = include[0][0]
+            rest = [i for i, _, _ in include[1:]]
+            if len(rest) != 1 or expand1:
+                return self._lark_chain(name, chain)
+            last = rest[0]
+            if func is None:
+                def spliced(c: list) -> Any:
+                    kept = c[first].children  # (Lark's filter reuses this list too)
+                    kept.append(c[last])
+                    return Tree(name, kept)
+                return spliced
+
+            def spliced_call(c: list) -> Any:
+                kept = c[first].children
+                kept.append(c[last])
+                return func(builder, meta, *kept)
+            return spliced_call
+        out: list[int | None] = []
+        for i, _, nones in include:
+            out += [None] * nones
+            out.append(i)
+        out += [None] * nones_after
+        if None in out:
+            if expand1:
+                return self._lark_chain(name, chain)
+            # an absent [optional] reads None: a None put after the children stands for it (the
+            # list is the reader's own slice, read by nothing else)
+            out = [size if i is None else i for i in out]
+            if func is None:
+                get = itemgetter(*out)
+                return ((lambda c: c.append(None) or Tree(name, [get(c)])) if len(out) == 1
+                        else (lambda c: c.append(None) or Tree(name, list(get(c)))))
+            get = itemgetter(*out)
+            return ((lambda c: c.append(None) or func(builder, meta, get(c))) if len(out) == 1
+                    else (lambda c: c.append(None) or func(builder, meta, *get(c))))
+        if expand1 and len(out) == 1:
+            return itemgetter(out[0])  # `?rule` keeping one child: that child is the value
+        if not out:
+            return (lambda c: Tree(name, [])) if func is None else (lambda c: func(builder, meta))
+        if out == list(range(size)):  # every child kept
+            return (lambda c: Tree(name, c)) if func is None else (lambda c: func(builder, meta, *c))
+        get = itemgetter(*out)
+        if len(out) == 1:
+            return (lambda c: Tree(name, [get(c)])) if func is None else (lambda c: func(builder, meta, get(c)))
+        return (lambda c: Tree(name, list(get(c)))) if func is None else (lambda c: func(builder, meta, *get(c)))
+
+    def _lark_chain(self, name: str, chain: list):
+        f = self._user_callback(name)
+        for w in chain:
+            f = w(f)
+        return f
 
     def _user_callback(self, name: str):
         method = getattr(type(self.builder), name, None)

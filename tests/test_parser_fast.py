@@ -147,3 +147,54 @@ def test_texts_from_the_grammar_read_as_lark_reads_them():
             assert fast == parser._Build("t.rules").transform(parser._lark().parse(expr, start="expr"))
 
     agree()
+
+
+class _Recorder:
+    """A builder whose every rule method returns what it was given, to see what reaches it."""
+
+    path = ""
+    gave_up = False
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+
+def _recorded(name: str):
+    def method(self, meta, *children):
+        return ("built", name, children)
+
+    method.base_func = method  # as v_args leaves it on _Build's methods
+    return method
+
+
+def test_each_rules_one_call_keeps_the_children_lark_s_wrappers_keep():
+    """Every rule's callback (lalr._Reader._rule_callback: child filter, `?rule` expansion and the
+    builder in one call) against Lark's own wrapper chain, on children standing for themselves
+    (an inlined `_rule`'s child is a tree whose children are spliced in), for rules with a
+    builder method and without: the same value, the same children in the same order, the same
+    Nones for absent [optionals]."""
+    from lark import Tree
+    from lark.parse_tree_builder import ChildFilter, ExpandSingleChild, ParseTreeBuilder
+
+    lark = parser._lark()
+    chains = ParseTreeBuilder(lark.rules, Tree, propagate_positions=False, ambiguous=False,
+                              maybe_placeholders=lark.options.maybe_placeholders).rule_builders
+    names = {rule.alias or rule.options.template_source or rule.origin.name for rule, _ in chains}
+    half = sorted(names)[::2]  # every other rule has a builder method: both kinds are checked
+    recorder = type("Rec", (_Recorder,), {n: _recorded(n) for n in half})
+    reader = lalr._Reader(lark, recorder(""))
+    ours = wrapped = 0
+    for rule, chain in chains:
+        name = rule.alias or rule.options.template_source or rule.origin.name
+        size = len(rule.expansion)
+
+        def children(expansion: list = rule.expansion) -> list:  # fresh: the callbacks may keep it
+            return [Tree(f"_in{i}", [f"a{i}", f"b{i}"]) if (not sym.is_term and sym.name.startswith("_"))
+                    else f"c{i}" for i, sym in enumerate(expansion)]
+
+        fast = reader._rule_callback(name, chain, size)
+        lark_way = reader._lark_chain(name, chain)
+        wrapped += bool(chain)
+        ours += bool(chain) and not isinstance(fast, (ChildFilter, ExpandSingleChild))
+        assert fast(children()) == lark_way(children()), (rule, chain)
+    assert ours > wrapped * 3 // 4  # most rules with wrappers take the one-call way
