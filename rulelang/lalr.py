@@ -289,7 +289,9 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
     paren = 0
     indents = [0]
     tab_len = r.tab_len
-    pending: list = []  # tokens made by one match: _NL then indents or dedents
+    # The tokens one match makes: (type, text, (line, column) or None), one token but for a
+    # newline (_NL then indents or dedents) and the end of the text.
+    toks: Any
     pos = 0
     end = len(text)
     match = _LEXICON.match
@@ -302,8 +304,7 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
             kind = m.lastgroup
             value = m[kind]  # (without the blanks before it)
             pos = m.end()
-            col = pos - len(value) - line_start + 1
-            tok_line = line
+            where = (line, pos - len(value) - line_start + 1)
             if kind == "nl" or kind == "blank":
                 newlines = value.count("\n")
                 if newlines:
@@ -312,18 +313,18 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                 if kind == "blank" or paren > 0:
                     continue
                 indent_str = value.rsplit("\n", 1)[1] if newlines else None
-                pending.append(("_NL", value, tok_line, col))
+                toks = [("_NL", value, where)]
                 if indent_str is not None:
                     indent = indent_str.count(" ") + indent_str.count("\t") * tab_len
                     if indent > indents[-1]:
                         indents.append(indent)
                         if len(indents) > max_nesting:
                             raise _Giveup
-                        pending.append(("_INDENT", indent_str, tok_line, col))
+                        toks.append(("_INDENT", indent_str, where))
                     else:
                         while indent < indents[-1]:
                             indents.pop()
-                            pending.append(("_DEDENT", indent_str, tok_line, col))
+                            toks.append(("_DEDENT", indent_str, where))
                         if indent != indents[-1]:
                             raise _Giveup
             elif kind == "word":
@@ -342,7 +343,7 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                         ttype = next((t for p, t in word_patterns if t in accepts and p.match(value)), None)
                         if ttype is None:
                             raise _Giveup
-                pending.append((ttype, value, tok_line, col))
+                toks = ((ttype, value, where),)
             elif kind == "op":
                 ttype = ops[value]
                 if value in "([{":
@@ -353,38 +354,36 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                     paren -= 1
                     if paren < 0:
                         raise _Giveup
-                pending.append((ttype, value, tok_line, col))
+                toks = ((ttype, value, where),)
             elif kind == "int":
                 if len(value.lstrip("0")) > max_digits:
                     raise _Giveup
-                pending.append(("INT", value, tok_line, col))
+                toks = (("INT", value, where),)
             else:
-                pending.append(("STRING", value, tok_line, col))
+                toks = (("STRING", value, where),)
         else:
             if paren:
                 raise _Giveup
-            while len(indents) > 1:
-                indents.pop()
-                pending.append(("_DEDENT", "", None, None))
-            pending.append(("$END", "", None, None))
-        for ttype, value, tok_line, col in pending:
-            is_end = ttype == "$END"
+            toks = [("_DEDENT", "", None)] * (len(indents) - 1)
+            toks.append(("$END", "", None))
+        for ttype, value, where in toks:
             while True:
                 try:
                     shift, arg, rule = states[state_stack[-1]][ttype]
                 except KeyError:
                     raise _Giveup from None
                 if shift:
-                    if is_end:
+                    if ttype == "$END":
                         raise _Giveup
                     state_stack.append(arg)
                     if ttype in kept:
                         tok = new_str(_Token, value)
-                        tok.type, tok.value, tok.line, tok.column = ttype, value, tok_line, col
+                        tok.type, tok.value = ttype, value
+                        tok.line, tok.column = where or (None, None)
                         values.append(tok)
                     else:
                         values.append(value)
-                    starts.append((tok_line, col) if tok_line is not None else None)
+                    starts.append(where)
                     depths.append(0)
                     break
                 size, callback, origin, inlined, expand1, passthrough = rule
@@ -396,7 +395,7 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                     if top is None:
                         top = chains[key] = _passthrough_chain(states, state_stack[-2], origin, ttype, end_state)
                     state_stack[-1] = top
-                    if is_end and top == end_state:
+                    if top == end_state and ttype == "$END":
                         return values[-1]
                     continue
                 if size:
@@ -422,6 +421,5 @@ def _drive(r: _Reader, text: str, start: str, max_nesting: int, max_depth: int, 
                 values.append(value_out)
                 starts.append(first)
                 depths.append(depth)
-                if is_end and state_stack[-1] == end_state:
+                if state_stack[-1] == end_state and ttype == "$END":
                     return value_out
-        pending.clear()
