@@ -21,8 +21,6 @@ reveal on purpose ("if the card drawn is an event, resolve it").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import attrs
 
 from . import nodes as n
@@ -258,7 +256,7 @@ class _Flow:
             if e.func == "count" and len(e.args) == 1 and self.p.types.get(id(e.args[0])) == "zone":
                 a = e.args[0]
                 return self.label(a.obj, ctx) if isinstance(a, n.Attr) else PUBLIC  # counts are seen
-            out = self.join_all([v for _, v in e.kwargs], ctx)
+            out = self.join_all([v for _, v in e.kwargs], ctx) if e.kwargs else PUBLIC  # (most have none)
             for a in e.args:  # a zone passed to a function is read for its cards
                 out = join(out, self.zone_label(a, ctx) if self.is_zone(a) else self.label(a, ctx))
             return out
@@ -290,7 +288,7 @@ class _Flow:
                     self.warn(branch.pos, f"this branch reads what only {describe(secret)} may see; where "
                                           "the value is shown, taking this branch tells the others about it")
             return PUBLIC
-        return self.join_all(list(_parts(e)), ctx)
+        return self.join_all(_parts(e), ctx)
 
     def join_all(self, parts: list, ctx: _Ctx) -> Label:
         out: Label = PUBLIC
@@ -313,8 +311,8 @@ class _Flow:
         if d is None or name in self.define_busy or ctx.depth > MAX_CALL_DEPTH:
             return HIDDEN if d is None else PUBLIC
         params = [prm.name for prm in (d.params or ())]
-        arg_labels = tuple(self.label(a, ctx) for a in args)
-        arg_keys = tuple(self.key(a, ctx) for a in args)
+        arg_labels = tuple([self.label(a, ctx) for a in args])
+        arg_keys = tuple([_key(a, ctx.subst) for a in args])
         shown = tuple(sorted((k, tuple(sorted(v)) if v is not None else None) for k, v in ctx.shown.items()))
         memo_key = (name, arg_labels, arg_keys, shown)
         if memo_key in self.define_memo:
@@ -675,21 +673,32 @@ def _forget(ctx: _Ctx, name: str) -> None:
 _FIELDS: dict[type, tuple[str, ...]] = {}  # node class -> its fields' names (attrs.fields is slow)
 
 
-def _parts(e) -> Iterator:
-    """The expressions directly inside an expression."""
+def _parts(e) -> list:
+    """The expressions directly inside an expression (a list: a generator's frame and a call
+    to ``_is_node`` for each field cost more than the list, thousands of times a load)."""
     names = _FIELDS.get(type(e))
     if names is None:
         names = _FIELDS[type(e)] = tuple(f.name for f in attrs.fields(type(e)))
+    node_types = _NODE_TYPES
+    out = []
     for name in names:
         v = getattr(e, name)
         if isinstance(v, tuple):
             for x in v:
                 if isinstance(x, tuple):
                     x = x[-1]
-                if _is_node(x):
-                    yield x
-        elif _is_node(v):
-            yield v
+                known = node_types.get(type(x))
+                if known is None:
+                    known = _is_node(x)
+                if known:
+                    out.append(x)
+        else:
+            known = node_types.get(type(v))
+            if known is None:
+                known = _is_node(v)
+            if known:
+                out.append(v)
+    return out
 
 
 _NODE_TYPES: dict[type, bool] = {}  # type -> whether its values are nodes (asked thousands of times a load)

@@ -195,3 +195,19 @@ def test_unknown_among_is_refused_where_it_cannot_hold(snippet, diag):
 
 def test_unknown_among_a_public_list_is_accepted():
     assert _diags("var guess: int = 0, hidden, unknown among range(0, count(bag)) if count(table) > 0 else [0]\n") == []
+
+
+def test_the_parts_of_an_expression_are_its_expressions_in_order():
+    """flow._parts: the expressions directly inside one, in field order: a tuple's items, the
+    value of a (key, value) pair, nothing that is a position, a type, text or an absent part."""
+    from rulelang import nodes as n
+    from rulelang.flow import _parts
+
+    at = n.Pos("t", 1, 1)
+    a, b, c = n.Name("a", at), n.Lit(2, at), n.Name("c", at)
+    assert _parts(n.BinOp("+", a, b, at)) == [a, b]
+    assert _parts(n.Call("f", (a, c), (("k", b),), at)) == [a, c, b]
+    assert _parts(n.MapLit((("x", c), ("y", a)), at)) == [c, a]
+    assert _parts(n.Template(("text ", a, " more"), at)) == [a]
+    assert _parts(n.Cond(a, b, c, at)) == [a, b, c]
+    assert _parts(b) == [] and _parts(n.Not(a, at)) == [a]
