@@ -27,6 +27,7 @@ import re
 import threading
 from functools import partial
 from operator import itemgetter
+from types import FunctionType
 from typing import Any
 
 from lark import Token, Tree
@@ -37,6 +38,7 @@ from lark.parse_tree_builder import (
     ParseTreeBuilder,
 )
 from lark.parsers.lalr_analysis import Shift
+from lark.visitors import _VArgsWrapper
 
 # The whole lexicon of grammar.lark, in the order Lark tries its terminals: newlines and comments
 # (one `_NL`, as Lark's longest terminal), blanks and line continuations (ignored), strings,
@@ -150,8 +152,7 @@ class _Reader:
             include, nones_after = list(filters[0].args[0]), filters[0].args[1]
         else:
             include, nones_after = [(i, x, 0) for i, x in filters[0].args[0]], 0
-        method = getattr(type(self.builder), name, None)
-        func = None if method is None else method.base_func
+        func = self._builder_function(name)
         builder, meta = self.builder, self.meta
         if any(x for _, x, _ in include):
             # Splicing: only the left-recursive list shape (`_items: _items item`) is written out.
@@ -210,14 +211,26 @@ class _Reader:
             f = w(f)
         return f
 
+    def _builder_function(self, name: str) -> Any:
+        """The plain function of the builder's method for a rule, None if it has none. The
+        builder's methods are v_args(meta=True, inline=True) wrappers: the function is found in
+        the class's own dict, as getattr would find it, without the new wrapper (made with
+        functools.update_wrapper) getattr makes for each of some three hundred rules a reader;
+        anything else (a method from a base class, say) as getattr finds it."""
+        cls = type(self.builder)
+        found = cls.__dict__.get(name)
+        if type(found) is _VArgsWrapper and type(found.base_func) is FunctionType:
+            return found.base_func  # (what the wrapper getattr makes holds)
+        method = getattr(cls, name, None)
+        return None if method is None else method.base_func
+
     def _user_callback(self, name: str):
-        method = getattr(type(self.builder), name, None)
+        func = self._builder_function(name)
         meta = self.meta
-        if method is None:
+        if func is None:
             return lambda children: Tree(name, children)
-        # The builder's methods are v_args(meta=True, inline=True): call the plain function. The
-        # methods read the meta while they run, so one meta object serves every call.
-        func = method.base_func
+        # Call the plain function. The methods read the meta while they run, so one meta object
+        # serves every call.
         builder = self.builder
         return lambda children: func(builder, meta, *children)
 

@@ -198,3 +198,25 @@ def test_each_rules_one_call_keeps_the_children_lark_s_wrappers_keep():
         ours += bool(chain) and not isinstance(fast, (ChildFilter, ExpandSingleChild))
         assert fast(children()) == lark_way(children()), (rule, chain)
     assert ours > wrapped * 3 // 4  # most rules with wrappers take the one-call way
+
+
+def test_the_builder_function_of_each_rule_is_what_getattr_finds():
+    """lalr._Reader._builder_function looks a rule's method up in the builder class's dict (no
+    new v_args wrapper per rule): the same plain function getattr's wrapper holds, None for a
+    rule without a method, and a method only a base class has found as getattr finds it."""
+    lark = parser._lark()
+    reader = lalr._Reader(lark, parser._Build(""))
+    names = {rule.alias or rule.options.template_source or rule.origin.name for rule in lark.rules}
+    with_method = 0
+    for name in sorted(names):
+        method = getattr(parser._Build, name, None)
+        assert reader._builder_function(name) is (None if method is None else method.base_func), name
+        with_method += method is not None
+    assert 0 < with_method < len(names)
+
+    class Sub(parser._Build):  # a method inherited, not in the class's own dict
+        pass
+
+    sub = lalr._Reader(lark, Sub(""))
+    assert sub._builder_function("name") is parser._Build.name.base_func
+    assert sub._builder_function("no_such_rule") is None
