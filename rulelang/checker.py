@@ -542,10 +542,12 @@ class _Checker:
             if isinstance(x, (tuple, list)):
                 for y in x:
                     walk(y)
-            elif attrs.has(type(x)):
-                for f in attrs.fields(type(x)):
-                    if f.name != "pos":
-                        walk(getattr(x, f.name))
+            else:
+                names = _WALKED_FIELDS.get(type(x))
+                if names is None:
+                    names = _walked_fields(type(x))
+                for name in names:
+                    walk(getattr(x, name))
         walk(e)
         return found
 
@@ -1445,6 +1447,16 @@ def _signature(name: str, params) -> str:
     def shown(t: n.TypeRef) -> str:
         return t.name if t.form == "name" else f"{t.form} of {t.name}"
     return f"{name}({', '.join(f'{prm.name}: {shown(prm.type)}' for prm in params)})"
+
+
+_WALKED_FIELDS: dict[type, tuple[str, ...]] = {}  # class -> the fields hidden_reads walks (attrs.fields is slow)
+
+
+def _walked_fields(kind: type) -> tuple[str, ...]:
+    """The fields of an attrs class other than its position, () for any other class."""
+    names = tuple(f.name for f in attrs.fields(kind) if f.name != "pos") if attrs.has(kind) else ()
+    _WALKED_FIELDS[kind] = names
+    return names
 
 
 def _walk(e):

@@ -213,3 +213,15 @@ def test_a_house_rule_can_remove_an_invariant(tmp_path):
     from rulelang.diagnostics import RuleError
     with pytest.raises(RuleError, match="no invariant"):
         load_with_house(tmp_path, 'remove invariant "the table never overflow"\n')
+
+
+def test_the_fields_hidden_reads_walks_are_an_attrs_class_s_but_its_position():
+    """checker._walked_fields (kept per class for hidden_reads): every field but `pos`, in order;
+    nothing for a class that is not an attrs class."""
+    from rulelang import checker
+    from rulelang import nodes as n
+
+    assert checker._walked_fields(n.Call) == ("func", "args", "kwargs")
+    assert checker._walked_fields(n.Cond) == ("then", "test", "orelse")
+    assert checker._walked_fields(str) == () and checker._walked_fields(type(None)) == ()
+    assert checker._WALKED_FIELDS[n.Call] == ("func", "args", "kwargs")
