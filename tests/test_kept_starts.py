@@ -1,7 +1,8 @@
 """A `simultaneously` step whose parts cannot change a card leaves how each part's cards began
-out of its start (``information.step_parts`` with `kept`), and ``information.start_of`` makes it
-from the state when asked: saves, equal states, checks of saves and determinisations see the
-same whole starts as when they were made at the step's start."""
+out of its start, and what others are shown of the zones and of the vars the parts cannot set
+(``information.step_parts`` with `kept`); ``information.start_of`` and ``shown_of`` make them
+from the state when asked: views, saves, equal states, checks of saves and determinisations see
+the same whole things as when they were made at the step's start."""
 
 import random
 
@@ -17,6 +18,7 @@ HEAD = """game "K"
 players 2 to 2
 var points per player: int = 0
 var mark per card: int = 0
+var other per player: int = 5
 zone hand per player: owner
 zone pile: public
 token coin: supply 40
@@ -59,12 +61,23 @@ def _start(tmp_path, body):
 @pytest.mark.parametrize("body", KEPT)
 def test_parts_that_cannot_change_a_card_leave_their_cards_out(tmp_path, body):
     s = _start(tmp_path, body)
-    assert s.s.branches and all(b.start.zones is None and b.start.known is None for b in s.s.branches)
+    assert s.s.branches and all(b.start.zones is None and b.start.known is None and b.shown["zones"] is None for b in s.s.branches)
     g = s.game.compiled
     for b in s.s.branches:
         whole = start_of(g, s.s, b)
         assert whole.zones == {f"hand#{b.player}": s.s.zones[f"hand#{b.player}"]}
         assert whole.frame is b.start.frame and whole.supply is b.start.supply
+
+
+def test_only_the_vars_a_part_may_set_are_kept_as_they_began(tmp_path):
+    s = _start(tmp_path, "may \"Add?\":\n            set p.points += 1")
+    g = s.game.compiled
+    assert [b.shown["vars"] for b in s.s.branches] == [{"points#0": 0}, {"points#1": 0}]
+    s.apply(s.legal_actions(0)[0])  # player 1 adds a point, unseen by player 2
+    assert s.s.vars["points#0"] == 1 and s.view(1)["vars"]["points"]["Player 1"] == 0
+    whole = information.shown_of(g, s.s, s.s.branches[0])
+    assert whole == {"vars": {"points#0": 0, "other#0": 5}, "zones": {"hand#0": 2}, "tokens": {"p0|coin|": 3}}
+    assert list(whole["vars"]) == ["points#0", "other#0"]  # (in the state's order, as a whole one is made)
 
 
 @pytest.mark.parametrize("body", CHANGED)
@@ -87,7 +100,8 @@ def _walk(game, seed, players):
     while not state.is_over:
         if state.s.branches:
             out.append((state.to_json(), state.resample(0, seed).to_json(),
-                        [None if b.start.zones is None else b.start for b in state.s.branches]))
+                        [None if b.start.zones is None else b.start for b in state.s.branches],
+                        [state.view(q) for q in range(players)]))
         p = next_player(state)
         state.apply_index(rng.randrange(state.num_actions(p)), p)
         if len(out) >= 40:
@@ -99,13 +113,14 @@ def _walk(game, seed, players):
 def test_left_out_starts_are_saved_compared_and_resampled_as_whole_ones(monkeypatch, path, players):
     game = interpreter.load(str(path))
     lazy = _walk(game, 7, players)
-    assert lazy and any(None in starts for _, _, starts in lazy)  # (the way under test was taken)
+    assert lazy and any(None in starts for _, _, starts, _ in lazy)  # (the way under test was taken)
     with monkeypatch.context() as mp:
         _eager(mp)
         eager = _walk(interpreter.load(str(path)), 7, players)  # (a new game: no setup recorded the other way)
-    assert all(None not in starts for _, _, starts in eager)
-    assert [(save, resampled) for save, resampled, _ in lazy] == [(save, resampled) for save, resampled, _ in eager]
-    for save, _, _ in lazy:  # a loaded (whole) state equals the live one it was saved from
+    assert all(None not in starts for _, _, starts, _ in eager)
+    assert [(save, resampled, views) for save, resampled, _, views in lazy] == [
+        (save, resampled, views) for save, resampled, _, views in eager]
+    for save, _, _, _ in lazy:  # a loaded (whole) state equals the live one it was saved from
         loaded = game.state_from_json(save)
         assert all(b.start.zones is not None for b in loaded.s.branches)
         assert loaded.to_json() == save

@@ -661,7 +661,7 @@ def _consistency_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: 
         if b.pending is not None and (b.pending.player != b.player or not waits_on_a_choice(b.stack)
                                       or len(b.pending.values) != len(b.pending.labels)):
             return "a malformed simultaneous decision"
-        shown = b.shown
+        shown = information.shown_of(g, s, b)
         if not (isinstance(shown, dict) and all(isinstance(shown.get(k), dict) for k in ("vars", "zones", "tokens"))
                 and {k for k in values if k.endswith(f"#{b.player}")} <= set(shown["vars"])):
             return "a malformed simultaneous decision"

@@ -1476,7 +1476,7 @@ class _Compiler:
         self.code(key, s.body)
         src = self.expr(s.source)
         var, pos = s.var, s.pos
-        kept = self.cards_kept(s.body)
+        kept = self.kept_by(s.body)
 
         def simultaneously(m, fr):
             if m.branch is not None:
@@ -1505,14 +1505,16 @@ class _Compiler:
                 start.frame.locals[var] = p
         return _wrap(simultaneously, pos, ("leaf",))
 
-    def cards_kept(self, body: tuple) -> bool:
-        """Whether statements `body` (with every procedure they call) can never move, shuffle,
-        place or reveal a card nor set a card's var: only locals, vars of players or of the game,
-        tokens (`gain`, `pay`, `flip`), choices, logs and control flow. A `simultaneously` part
-        made of such code leaves its player's cards as they were, so how they began is how the
-        state holding the part shows them (``information.step_parts``). Any statement not known
-        to be one of these kinds answers False."""
+    def kept_by(self, body: tuple) -> frozenset[str] | None:
+        """None when statements `body` (with every procedure they call) may move, shuffle, place
+        or reveal a card or set a card's var; else the player vars they may set. Such code does
+        only locals, vars of players or of the game, tokens (`gain`, `pay`, `flip`), choices,
+        logs and control flow: a `simultaneously` part made of it leaves its player's cards and
+        the player's other vars as they were, so how they began is how the state holding the
+        part shows them (``information.step_parts``). A statement not known to be one of these
+        kinds answers None."""
         card_vars = {name for name, v in self.p.vars.items() if v.per == "card"}
+        written: set[str] = set()
         seen: set[str] = set()
         todo = list(body)
         while todo:
@@ -1522,8 +1524,10 @@ class _Compiler:
                 continue
             if kind is n.Set:
                 t = st.target
-                if not (type(t) is n.Name or (type(t) is n.Attr and t.name not in card_vars)):
-                    return False
+                if type(t) is n.Attr and t.name not in card_vars:
+                    written.add(t.name)  # (`p.x`: the part's own player's, or refused)
+                elif type(t) is not n.Name:  # (a name: a local, or a var of the game, refused)
+                    return None
             elif kind is n.Verb:
                 cat, name = self.p.resolved.get(id(st), ("effect", st.name))
                 if cat == "proc":
@@ -1531,7 +1535,7 @@ class _Compiler:
                         seen.add(name)
                         todo += self.p.procs[name].body
                 elif cat != "effect" or name not in ("gain", "pay", "flip"):
-                    return False
+                    return None
             elif kind is n.If:
                 for _, stmts in st.branches:
                     todo += stmts
@@ -1542,8 +1546,8 @@ class _Compiler:
                 for option in st.options:
                     todo += option.body
             else:  # (`emit`, `start`, a turn, a round, the end of the game, ...)
-                return False
-        return True
+                return None
+        return frozenset(written)
 
     def turn_stmt(self, s: n.Turn, ops: list) -> None:
         player = self.expr(s.player)

@@ -101,7 +101,7 @@ def view(g: CompiledGame, s: GameState, player: int, decision: dict | None) -> d
     """What one player may see, as JSON-able data; nothing else goes in."""
     # While players choose at the same time, nobody sees what the others have done so far:
     # the others' own things are shown as they were when the choosing began.
-    shown = {b.player: b.shown for b in s.branches if b.player != player}
+    shown = {b.player: shown_of(g, s, b) for b in s.branches if b.player != player}
     secret = set(shown)
     zones = {}
     for name, (per_player, vis) in g.zone_decls.items():
@@ -310,7 +310,7 @@ def branch_starts(s: GameState, players: list[int], first: Frame, g: CompiledGam
 
 
 def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any], var: str,
-               g: CompiledGame, kept: bool = False) -> list[Branch] | None:
+               g: CompiledGame, kept: frozenset[str] | None = None) -> list[Branch] | None:
     """The parts of a `simultaneously` step starting now, in seat order: what ``_shown_all``,
     ``branch_starts`` and a Branch per player give (each part's first frame of code `key`, its
     locals `base` and the player as `var`), in one pass per player over their own zones and
@@ -318,12 +318,13 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
     key orders; tests/test_fast_paths.py compares). None, for the caller's own way, when
     `players` are not all seats of the game or its cards' vars are too many to list by key.
 
-    `kept`: the parts' code cannot change a card (``_Compiler.cards_kept``). In a seeded game
-    (where reading a zone never fixes an order) the players' cards then stay as they are until
-    the step ends, and each start's zones, cards' vars, cells and knowledge are left out (None:
-    "as the state holding the part shows them"): ``start_of`` makes them when asked. They were
-    two thirds of the work here, done at every such step and read only by saves, checks of
-    saves and determinisations."""
+    `kept`, when not None: the parts' code cannot change a card, and of its player's vars sets
+    only those named (``_Compiler.kept_by``). In a seeded game (where reading a zone never fixes
+    an order) the players' cards and other vars then stay as they are until the step ends: each
+    start's zones, cards' vars, cells and knowledge are left out (None: "as the state holding
+    the part shows them"), and so are the shown zones (None) and the vars not named; ``start_of``
+    and ``shown_of`` make them when asked. They were most of the work here, done at every such
+    step, and are read by views of others, saves, checks of saves and determinisations only."""
     if not _seats(s, players):
         return None
     zone_keys, var_keys, card_var_keys = own_keys(g, s.num_players)
@@ -356,8 +357,9 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
             first[k] = _copy_value(v)
         else:
             first[k] = v
-    if kept and s.chance == "seeded":
-        return _kept_parts(players, key, base, var, s, zone_keys, var_keys, supply, marks, seats, once, first)
+    if kept is not None and s.chance == "seeded":
+        return _kept_parts(players, key, base, var, s, _written_keys(var_keys, kept), supply, marks, seats,
+                           once, first)
     one_var = card_var_keys[0] if len(card_var_keys) == 1 else None
     parts = []
     for p in sorted(players):
@@ -435,12 +437,12 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
 
 
 def _kept_parts(players: list[int], key: str, base: dict[str, Any], var: str, s: GameState,
-                zone_keys: list[list[str]], var_keys: list[list[str]], supply: dict[str, int],
-                marks: dict[str, dict[str, int]], seats: tuple[str, ...], once: list[str],
-                first: dict[str, Any]) -> list[Branch] | None:
-    """The rest of ``step_parts`` for parts that cannot change a card: the same parts, but each
-    start's zones, vars, cells and knowledge left to ``start_of`` (None)."""
-    all_zones, values = s.zones, s.vars
+                var_keys: list[list[str]], supply: dict[str, int], marks: dict[str, dict[str, int]],
+                seats: tuple[str, ...], once: list[str], first: dict[str, Any]) -> list[Branch] | None:
+    """The rest of ``step_parts`` for parts that cannot change a card and set only the player's
+    vars `var_keys` (per seat): the same parts, but each start's zones, vars, cells and
+    knowledge, the shown zones and the shown vars not in `var_keys` left out."""
+    values = s.vars
     parts = []
     for p in sorted(players):
         shown_vars = {}  # (a loop: a comprehension is a call of its own)
@@ -449,9 +451,6 @@ def _kept_parts(players: list[int], key: str, base: dict[str, Any], var: str, s:
                 shown_vars[k] = values[k]
         except KeyError:  # (a var missing: not a state the save checks let through)
             return None
-        sizes: dict[str, int] = {}
-        for zk in zone_keys[p]:
-            sizes[zk] = len(all_zones[zk])
         frame = _new(Frame)
         frame.code = key
         frame.pc = 0
@@ -472,10 +471,25 @@ def _kept_parts(players: list[int], key: str, base: dict[str, Any], var: str, s:
         part.count = 0
         part.log = []
         part.actions = []
-        part.shown = {"vars": shown_vars, "zones": sizes, "tokens": marks[seats[p]]}
+        part.shown = {"vars": shown_vars, "zones": None, "tokens": marks[seats[p]]}
         part.start = start
         parts.append(part)
     return parts
+
+
+# (each seat's keys of the player vars a step's parts may set, per step and player count)
+_WRITTEN_KEYS: dict[tuple[int, frozenset[str]], list[list[str]]] = {}
+
+
+def _written_keys(var_keys: list[list[str]], names: frozenset[str]) -> list[list[str]]:
+    """Each seat's keys among `var_keys` of the vars `names` (in their order), remembered."""
+    key = (id(var_keys), names)
+    found = _WRITTEN_KEYS.get(key)
+    if found is None or found[0] is not var_keys:
+        if len(_WRITTEN_KEYS) > 256:
+            _WRITTEN_KEYS.clear()
+        found = _WRITTEN_KEYS[key] = [var_keys, [[k for k in keys if k.partition("#")[0] in names] for keys in var_keys]]
+    return found[1]
 
 
 def start_of(g: CompiledGame, s: GameState, b: Branch) -> BranchStart | None:
@@ -510,14 +524,33 @@ def start_of(g: CompiledGame, s: GameState, b: Branch) -> BranchStart | None:
     return BranchStart(st.frame, zones, card_vars, cells, known, st.supply, st.once)
 
 
+def shown_of(g: CompiledGame, s: GameState, b: Branch) -> dict[str, Any]:
+    """What others see of part `b`'s player in state `s` (``Branch.shown``), whole: its zones'
+    sizes and the vars the part cannot set made from `s` when ``step_parts`` left them out
+    (a start without its zones says so), else ``b.shown`` as it is."""
+    shown, st = b.shown, b.start
+    if st is None or st.zones is not None:
+        return shown
+    zone_keys, var_keys, _ = own_keys(g, s.num_players)
+    values = {k: s.vars[k] for k in var_keys[b.player]}
+    values.update(shown["vars"])  # (the vars the part may set, as they were: in the same order)
+    return {"vars": values, "zones": {k: len(s.zones[k]) for k in zone_keys[b.player]}, "tokens": shown["tokens"]}
+
+
+def make_whole(g: CompiledGame, s: GameState, b: Branch) -> None:
+    """Part `b` of state `s` (its own copy) with its shown things and start whole."""
+    b.shown = shown_of(g, s, b)  # (first: it reads whether the start is whole)
+    b.start = start_of(g, s, b)
+
+
 def with_starts(g: CompiledGame, s: GameState) -> GameState:
-    """`s`, or a copy of it whose parts' starts are whole (``start_of``) when some were left
-    out: what saves write and equal states compare."""
+    """`s`, or a copy of it whose parts' shown things and starts are whole (``make_whole``)
+    when some were left out: what saves write and equal states compare."""
     if not any(b.start is not None and b.start.zones is None for b in s.branches):
         return s
     t = s.copy()
     for b in t.branches:
-        b.start = start_of(g, t, b)
+        make_whole(g, t, b)
     return t
 
 
@@ -670,7 +703,7 @@ def resample(g: CompiledGame, s: GameState, player: int, seed: int) -> GameState
     reference to a card following its place, and a fresh random generator."""
     t = s.copy()
     for b in t.branches:  # (whole: they are put back, and their cards renamed, below)
-        b.start = start_of(g, t, b)
+        make_whole(g, t, b)
     # What the others have done so far in a `simultaneously` is theirs alone: put their parts
     # back to where the step began (the caller runs them again to their first decision, in the
     # new deal: ``State.resample``), and the supply as the player knows it.

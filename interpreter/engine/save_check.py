@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .budget import MAX_INT, MAX_ITEMS, MAX_LASTING, MAX_LOG_LINE, MAX_VALUE_DEPTH
-from .information import start_of
+from .information import shown_of, start_of
 from .runtime import MAX_COORDINATE
 from .state import BranchStart, Frame, GameState, Pending
 
@@ -185,7 +185,7 @@ def structure_problem(g: CompiledGame, s: GameState) -> str | None:  # noqa: C90
             problem = _pending_problem(g, b.pending, _op_at(g, b.stack), players)
             if problem:
                 return problem
-        shown = b.shown
+        shown = shown_of(g, s, b)
         for key, value in shown["vars"].items():
             if not _var_key_ok(g, key, players) or value_problem(value):
                 return "a malformed record of what others see of a choosing player"

@@ -55,7 +55,9 @@ class BranchStart:
 
     `zones`, `vars`, `cells` and `known` are all None when the part's code cannot change a card
     (``information.step_parts``): they are then the state's own, as long as the step lasts, and
-    ``information.start_of`` makes them from the state holding the part (saves write them)."""
+    ``information.start_of`` makes them from the state holding the part (saves write them). The
+    part's ``Branch.shown`` then leaves out its zones' sizes (None) and the vars the part cannot
+    set, for ``information.shown_of`` to make the same way."""
 
     frame: Frame  # the part's first frame, as it began
     zones: dict[str, list[int]] | None  # the player's own zones (key `name#p`) -> their cards
@@ -76,7 +78,7 @@ class Branch:
     count: int = 0  # decisions this branch has made
     log: list[list] = attrs.Factory(list)
     actions: list[list] = attrs.Factory(list)
-    shown: dict[str, Any] = attrs.Factory(dict)  # the player's own things as others last saw them
+    shown: dict[str, Any] = attrs.Factory(dict)  # the player's own things as others last saw them (see BranchStart)
     start: BranchStart | None = None  # None in saves made before it was kept: see BranchStart
 
 

@@ -37,7 +37,7 @@ import attrs
 from rulelang import nodes as n
 from rulelang.diagnostics import RuleRuntimeError
 
-from .information import card_visible, supply_seen
+from .information import card_visible, shown_of, supply_seen
 from .runtime import RULE_FAULTS, Machine, python_error
 
 Fn = Callable[[Any, dict], Any]
@@ -104,7 +104,7 @@ class _Viewer:
 def viewer_state(game: Any, state: Any, player: int) -> tuple[Any, dict[int, dict]]:
     """A copy of the state as ``player`` may read it: the others still choosing at the same time
     have their vars and tokens as they were when the choosing began."""
-    shown = {b.player: b.shown for b in state.branches if b.player != player}
+    shown = {b.player: shown_of(game, state, b) for b in state.branches if b.player != player}
     if not shown:
         return state, {}
     s = state.copy()
