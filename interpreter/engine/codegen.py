@@ -2909,6 +2909,12 @@ class CodeGen:
                 and all(prm.type.form == "name" and (prm.type.name in ("card", "player") or prm.type.name in self.p.enums
                                                      or prm.type.name in self.p.kinds) for prm in params))
 
+    def plain_key(self, prm) -> bool:
+        """Whether a define's parameter is a card, a player or a member of an enum or a kind:
+        a plain value (a number or a name) that `==` and a dict's lookup find alike."""
+        return prm.type.form == "name" and (prm.type.name in ("card", "player") or prm.type.name in self.p.enums
+                                            or prm.type.name in self.p.kinds)
+
     def item_found(self, g: n.Gen, stop_at: bool) -> str | None:
         """The number `c` when an any()/all() over a list decides at its first item equal to `c`
         (`any(x == c for x in xs)`, `all(x != c for x in xs)`, `c` a whole number written in the
@@ -3740,14 +3746,50 @@ class CodeGen:
                                              f"        b.used += {STEPS_PER_CALL}\n"
                                              f"    return r\n")
             else:
-                src = (f"def {fname}(m{arglist}):\n"
-                       f"{pay_call}"
-                       f"    key = {key}\n"
-                       f"    memo = m.memo\n"
-                       f"    r = memo.get({looked_up})\n"
-                       f"    if {missing}:\n"
-                       f"{work('        ', 'r = memo[key]')}"
-                       f"    return r\n")
+                grouped = _GROUPED.match(body) if len(params) == 1 and not lines and not loops and self.plain_key(params[0]) else None
+                if grouped is not None:
+                    # `[c in zone where c.x == a]`, `x` a var of cards: the zone's cards grouped by `c.x` once for
+                    # every call in the memo's lifetime (it is forgotten with it, when anything
+                    # changes), each call paying what its comprehension pays (iterating the zone;
+                    # the test pays nothing) and given its own list of that group's cards, in the
+                    # zone's order. The same cards: `==` and a dict's lookup agree on the plain
+                    # values (numbers, names, truths, none) a card, player or member equals.
+                    item, zone, value = grouped.groups()
+                    held = self.const(f"grouped {name}")  # (a text no define's name is: no define's key)
+                    src = (f"def {fname}(m{arglist}):\n"
+                           f"{pay_call}"
+                           f"    key = {key}\n"
+                           f"    memo = m.memo\n"
+                           f"    r = memo.get({looked_up})\n"
+                           f"    if {missing}:\n"
+                           f"        _z = {zone}\n"
+                           f"        _g = memo.get({held})\n"
+                           f"        if _g is None:\n"
+                           f"            _g = {{}}\n"
+                           f"            for {item} in _z:\n"
+                           f"                _x = {value}\n"
+                           f"                _l = _g.get(_x)\n"
+                           f"                if _l is None:\n"
+                           f"                    _g[_x] = [{item}]\n"
+                           f"                else:\n"
+                           f"                    _l.append({item})\n"
+                           f"            memo[{held}] = _g\n"
+                           f"        if _z:\n"
+                           f"            b.used += len(_z)\n"
+                           f"            if b.used > b.limit:\n"
+                           f"                m.charge(0)\n"
+                           f"        _l = _g.get(a0)\n"
+                           f"        r = memo[key] = _l[:] if _l is not None else []\n"
+                           f"    return r\n")
+                else:
+                    src = (f"def {fname}(m{arglist}):\n"
+                           f"{pay_call}"
+                           f"    key = {key}\n"
+                           f"    memo = m.memo\n"
+                           f"    r = memo.get({looked_up})\n"
+                           f"    if {missing}:\n"
+                           f"{work('        ', 'r = memo[key]')}"
+                           f"    return r\n")
         else:  # the types do not say: try, as the reference does
             src = (f"def {fname}(m{arglist}):\n"
                    f"{pay_call}"
@@ -4922,6 +4964,10 @@ def _charged_first(cond: str) -> tuple[int, str] | None:
 _NTH_OF_ZONE = re.compile(r"_charged_flat\(m, \[(?P<item>_v\d+|(?P<values>_cf\d+)\[_v\d+\])"
                           r" for (?P<var>_v\d+) in _iter\(m, (?P<zone>[\w.\[\]]+)\)\]\)\Z")
 _DEFINE_CALL = re.compile(r"\b(_d\d+)\(m\b")
+# A define's body keeping the cards of a zone whose var equals its one parameter
+# (`[c in row where c.mark == p]`): the item, the zone, the item's value (`CodeGen.define`)
+_GROUPED = re.compile(r"\[(_v\d+) for \1 in _iter\(m, (m\.s\.zones\[_k\d+\])\) if \("
+                      r"(m\.s\.vars\.get\(_k\d+\[\1\], (?:None|_k\d+|-?\d+)\)) == a0\)\]\Z")
 # The end of the lines `define` works a tallying body out with: its tally paid, the budget checked.
 _TALLY_CHECKED = "        b.used += _u\n        if b.used > b.limit:\n            m.charge(0)\n"
 _LESS_ONE = re.compile(r"\((\w+) - 1\)")
