@@ -3746,6 +3746,12 @@ class CodeGen:
                                              f"        b.used += {STEPS_PER_CALL}\n"
                                              f"    return r\n")
             else:
+                opening = (f"def {fname}(m{arglist}):\n"  # (a call paid, its memo looked up)
+                           f"{pay_call}"
+                           f"    key = {key}\n"
+                           f"    memo = m.memo\n"
+                           f"    r = memo.get({looked_up})\n"
+                           f"    if {missing}:\n")
                 grouped = _GROUPED.match(body) if len(params) == 1 and not lines and not loops and self.plain_key(params[0]) else None
                 if grouped is not None:
                     # `[c in zone where c.x == a]`, `x` a var of cards: the zone's cards grouped by `c.x` once for
@@ -3756,12 +3762,7 @@ class CodeGen:
                     # values (numbers, names, truths, none) a card, player or member equals.
                     item, zone, value = grouped.groups()
                     held = self.const(f"grouped {name}")  # (a text no define's name is: no define's key)
-                    src = (f"def {fname}(m{arglist}):\n"
-                           f"{pay_call}"
-                           f"    key = {key}\n"
-                           f"    memo = m.memo\n"
-                           f"    r = memo.get({looked_up})\n"
-                           f"    if {missing}:\n"
+                    src = (f"{opening}"
                            f"        _z = {zone}\n"
                            f"        _g = memo.get({held})\n"
                            f"        if _g is None:\n"
@@ -3782,12 +3783,7 @@ class CodeGen:
                            f"        r = memo[key] = _l[:] if _l is not None else []\n"
                            f"    return r\n")
                 else:
-                    src = (f"def {fname}(m{arglist}):\n"
-                           f"{pay_call}"
-                           f"    key = {key}\n"
-                           f"    memo = m.memo\n"
-                           f"    r = memo.get({looked_up})\n"
-                           f"    if {missing}:\n"
+                    src = (f"{opening}"
                            f"{work('        ', 'r = memo[key]')}"
                            f"    return r\n")
         else:  # the types do not say: try, as the reference does
