@@ -407,33 +407,43 @@ def step_parts(s: GameState, players: list[int], key: str, base: dict[str, Any],
                 cell = all_cells.get(text[c])
                 if cell is not None:
                     cells[text[c]] = cell[:]
-        frame = _new(Frame)
-        frame.code = key
-        frame.pc = 0
-        frame.locals = {**first, var: p}
-        start = _new(BranchStart)
-        start.frame = frame
-        start.zones = zones
-        start.vars = card_vars
-        start.cells = cells
-        start.known = known
-        start.supply = supply
-        start.once = once
-        running = _new(Frame)
-        running.code = key
-        running.pc = 0
-        running.locals = {**base, var: p}
-        part = _new(Branch)
-        part.player = p
-        part.stack = [running]
-        part.pending = None
-        part.count = 0
-        part.log = []
-        part.actions = []
-        part.shown = {"vars": shown_vars, "zones": sizes, "tokens": marks[seats[p]]}
-        part.start = start
-        parts.append(part)
+        parts.append(_new_part(p, key, base, first, var, zones, card_vars, cells, known, supply, once,
+                               {"vars": shown_vars, "zones": sizes, "tokens": marks[seats[p]]}))
     return parts
+
+
+def _new_part(p: int, key: str, base: dict[str, Any], first: dict[str, Any], var: str,
+              zones: dict | None, card_vars: dict | None, cells: dict | None, known: dict | None,
+              supply: dict[str, int], once: list[str], shown: dict[str, Any]) -> Branch:
+    """Player `p`'s part of a `simultaneously` step as ``step_parts`` makes it, with its start
+    (first frame from the locals `first`, the player's things as given) and what others were
+    `shown`: each object made field by field (every field; tests/test_fast_paths.py compares)."""
+    frame = _new(Frame)
+    frame.code = key
+    frame.pc = 0
+    frame.locals = {**first, var: p}
+    start = _new(BranchStart)
+    start.frame = frame
+    start.zones = zones
+    start.vars = card_vars
+    start.cells = cells
+    start.known = known
+    start.supply = supply
+    start.once = once
+    running = _new(Frame)
+    running.code = key
+    running.pc = 0
+    running.locals = {**base, var: p}
+    part = _new(Branch)
+    part.player = p
+    part.stack = [running]
+    part.pending = None
+    part.count = 0
+    part.log = []
+    part.actions = []
+    part.shown = shown
+    part.start = start
+    return part
 
 
 def _kept_parts(players: list[int], key: str, base: dict[str, Any], var: str, s: GameState,
@@ -451,29 +461,8 @@ def _kept_parts(players: list[int], key: str, base: dict[str, Any], var: str, s:
                 shown_vars[k] = values[k]
         except KeyError:  # (a var missing: not a state the save checks let through)
             return None
-        frame = _new(Frame)
-        frame.code = key
-        frame.pc = 0
-        frame.locals = {**first, var: p}
-        start = _new(BranchStart)
-        start.frame = frame
-        start.zones = start.vars = start.cells = start.known = None
-        start.supply = supply
-        start.once = once
-        running = _new(Frame)  # (the part as ``step_parts`` makes it)
-        running.code = key
-        running.pc = 0
-        running.locals = {**base, var: p}
-        part = _new(Branch)
-        part.player = p
-        part.stack = [running]
-        part.pending = None
-        part.count = 0
-        part.log = []
-        part.actions = []
-        part.shown = {"vars": shown_vars, "zones": None, "tokens": marks[seats[p]]}
-        part.start = start
-        parts.append(part)
+        parts.append(_new_part(p, key, base, first, var, None, None, None, None, supply, once,
+                               {"vars": shown_vars, "zones": None, "tokens": marks[seats[p]]}))
     return parts
 
 
