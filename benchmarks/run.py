@@ -12,7 +12,8 @@ warm (from the on-disk cache, when there is one). When the optional `open_spiel`
 installed, tic-tac-toe and Kuhn poker in rule files (examples/games/) are compared with
 OpenSpiel's own versions in the same run. Times are CPU time of this process unless `--wall`
 is given: the machine may be shared, and its load (printed with the table) stretches wall-clock
-times; ratios measured in one run are the steadiest figures.
+times. What is compared (our backends; our games and OpenSpiel's) plays in turns of a quarter
+second (`in_turns`), so a ratio is the steadiest figure: the machine's drift meets both sides.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import platform
 import random
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -51,22 +53,49 @@ WARM_LOAD_TARGET_MS = 30
 COLD_LOAD_TARGET_MS = 150
 
 
-def playouts(game, players: int, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Random playouts for about `seconds`: (playouts/s, decisions/s). Each decision is what a
-    program does: count the legal actions, apply one by index (no labels read, no Actions made)."""
+def playout_of(game, players: int, seed: int = 0) -> Callable[[], int]:
+    """One random playout of a rule-file game a call (game i has seed `seed + i`): its decisions."""
     rng = random.Random(seed)
-    done = decisions = 0
-    start = CLOCK()
-    while True:
-        state = game.new_game(players=players, seed=seed + done)
+    played = [0]
+
+    def one() -> int:
+        state = game.new_game(players=players, seed=seed + played[0])
+        played[0] += 1
+        decisions = 0
         while not state.is_over:
             player = next_player(state)
             state.apply_index(rng.randrange(state.num_actions(player)), player)
             decisions += 1
-        done += 1
-        elapsed = CLOCK() - start
-        if elapsed >= seconds and done >= 2:
-            return done / elapsed, decisions / elapsed
+        return decisions
+    return one
+
+
+def in_turns(contenders: dict[str, Callable[[], int]], seconds: float, turn: float = 0.25,
+             clock: Callable[[], float] | None = None) -> dict[str, tuple[float, float]]:
+    """(playouts/s, decisions/s) of each contender (a call plays one playout and gives its
+    decisions), measured in turns: each plays for about `turn` seconds, then the next, until
+    each has played `seconds` in all (and at least two playouts).
+
+    The machine's speed drifts from one second to the next (by a third, on this project's
+    machines); measured one after the other, two contenders' ratio would measure the drift as
+    much as the code. In short turns, each meets about the same machine."""
+    clock = clock or CLOCK
+    spent = dict.fromkeys(contenders, 0.0)
+    done = dict.fromkeys(contenders, 0)
+    decisions = dict.fromkeys(contenders, 0)
+    while any(spent[name] < seconds or done[name] < 2 for name in contenders):
+        for name, play in contenders.items():
+            if spent[name] >= seconds and done[name] >= 2:
+                continue
+            start = clock()
+            while True:
+                decisions[name] += play()
+                done[name] += 1
+                elapsed = clock() - start
+                if elapsed >= turn or spent[name] + elapsed >= seconds:
+                    break
+            spent[name] += elapsed
+    return {name: (done[name] / spent[name], decisions[name] / spent[name]) for name in contenders}
 
 
 def clone_us(game, players: int) -> float:
@@ -104,7 +133,7 @@ def _has_cache() -> bool:
 
 
 def openspiel_rows(seconds: float) -> list[dict]:
-    """Rule-file games against OpenSpiel's C++ and pure-Python versions, same run."""
+    """Rule-file games against OpenSpiel's C++ and pure-Python versions, in turns (`in_turns`)."""
     try:
         import pyspiel  # noqa: F401
     except ImportError:
@@ -114,29 +143,32 @@ def openspiel_rows(seconds: float) -> list[dict]:
                                     ("Kuhn poker", "examples/games/kuhn_poker", "kuhn_poker")):
         if not (ROOT / path / "game.rules").is_file():
             continue
-        ours = playouts(interpreter.load(str(ROOT / path)), 2, seconds)[0]
-        row = {"game": label, "ours": ours}
+        contenders = {"ours": playout_of(interpreter.load(str(ROOT / path)), 2)}
+        row: dict = {"game": label}
         for kind, name in (("cpp", spiel_name), ("python", f"python_{spiel_name}")):
             try:
-                row[kind] = _spiel_playouts(name, seconds)
+                contenders[kind] = _spiel_playout_of(name)
             except Exception as err:  # that version is not in this build of OpenSpiel
                 row[kind] = None
                 row[f"{kind}_error"] = str(err)[:80]
+        for kind, (per_s, _) in in_turns(contenders, seconds).items():
+            row[kind] = per_s
         rows.append(row)
     return rows
 
 
-def _spiel_playouts(name: str, seconds: float) -> float:
+def _spiel_playout_of(name: str) -> Callable[[], int]:
+    """One random playout of an OpenSpiel game a call, chance outcomes drawn uniformly."""
     import pyspiel
 
     if name.startswith("python_"):
         import open_spiel.python.games  # noqa: F401 - registers the Python games
     game = pyspiel.load_game(name)
     rng = random.Random(0)
-    done = 0
-    start = CLOCK()
-    while True:
+
+    def one() -> int:
         state = game.new_initial_state()
+        decisions = 0
         while not state.is_terminal():
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
@@ -144,10 +176,9 @@ def _spiel_playouts(name: str, seconds: float) -> float:
             else:
                 actions = state.legal_actions()
                 state.apply_action(actions[rng.randrange(len(actions))])
-        done += 1
-        elapsed = CLOCK() - start
-        if elapsed >= seconds and done >= 2:
-            return done / elapsed
+                decisions += 1
+        return decisions
+    return one
 
 
 def cpu_model() -> str:
@@ -172,8 +203,8 @@ def measure(seconds: float, only: list[str] | None) -> dict:
         warm = load_ms(str(full), cache=True)
         gen = interpreter.load(str(full))
         ref = interpreter.load(str(full), backend="reference")
-        gen_p, gen_d = playouts(gen, players, seconds)
-        ref_p, ref_d = playouts(ref, players, seconds)
+        rates = in_turns({"gen": playout_of(gen, players), "ref": playout_of(ref, players)}, seconds)
+        (gen_p, gen_d), ref_p = rates["gen"], rates["ref"][0]
         rows.append({"game": label, "players": players, "playouts_per_s": gen_p, "decisions_per_s": gen_d,
                      "reference_playouts_per_s": ref_p, "speedup": gen_p / ref_p, "target_playouts_per_s": target,
                      "clone_us": clone_us(gen, players), "cold_load_ms": cold, "warm_load_ms": warm})
