@@ -62,8 +62,8 @@ def playout_of(game, players: int, seed: int = 0) -> Callable[[], int]:
         state = game.new_game(players=players, seed=seed + played[0])
         played[0] += 1
         decisions = 0
-        while not state.is_over:
-            player = next_player(state)
+        while not state.is_over:  # (as an OpenSpiel program plays: the seat to act, then its action)
+            player = state.current_player()
             state.apply_index(rng.randrange(state.num_actions(player)), player)
             decisions += 1
         return decisions
