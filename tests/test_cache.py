@@ -296,3 +296,22 @@ def test_a_warm_load_builds_a_reference_closure_at_its_first_call_and_fails_as_a
         assert state.s.vars["total"] == 0
     assert outcomes[0] == outcomes[1]
     assert ("division by zero" in outcomes[0][0]) == (choice != 2)
+
+
+def test_the_runs_of_a_warm_game_are_compiled_once_for_every_process(cache_dir, game_dir, monkeypatch):
+    """The generated runs (codegen.code_runs) are made when a code first runs: their compiled
+    code goes through the cache, so a game loaded again (another process, a worker) plays the
+    same without compiling them. (A cold load's runs may differ in their names from a warm
+    one's, where equal names are one string: the first warm load compiles them once more.)"""
+    first = _playout(interpreter.load(str(game_dir)))
+    assert _playout(interpreter.load(str(game_dir))) == first
+    with monkeypatch.context() as m:
+        m.setattr("builtins.compile", _refuse)
+        again = _playout(interpreter.load(str(game_dir)))
+    assert again == first
+    monkeypatch.setenv("RULELANG_CACHE", "off")  # no cache: compiled in the process, as before
+    compiled = []
+    real = compile
+    monkeypatch.setattr("builtins.compile", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
+    assert _playout(interpreter.load(str(game_dir))) == first
+    assert "<rulelang steps>" in compiled

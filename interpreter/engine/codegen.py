@@ -6084,7 +6084,12 @@ def code_runs(code: list, leaves: Callable[[str], bool] | None = None, fast: boo
     """Per pc of one code (its ops), the generated run that starts there, or None (see above).
 
     Made when the code first runs (``Machine._steps``), not at load: a load stays as fast as it
-    was, and only the codes a game uses are ever generated (a few milliseconds in all)."""
+    was, and only the codes a game uses are ever generated (a few milliseconds in all). When the
+    game's module came through the on-disk cache, so does the runs' compiled code: compile() was
+    two thirds of making them, some 50 ms in the first playouts of a game like Plunderbund, paid
+    again by every process that loads the game (each worker of `simulate --workers`)."""
     source, ns, entries = steps_source(code, leaves, fast, module)
-    exec(compile(source, "<rulelang steps>", "exec"), ns)  # noqa: S102 - no rule text in it (see above)
+    cached = module is not None and module.cache and cache_dir() is not None
+    compiled = compile_cached(source, "<rulelang steps>") if cached else compile(source, "<rulelang steps>", "exec")
+    exec(compiled, ns)  # noqa: S102 - no rule text in it (see above)
     return [ns[e] if e is not None else None for e in entries]
