@@ -157,6 +157,41 @@ def test_illegal_actions_are_refused_and_change_nothing(game):
     assert s.to_json() == before
 
 
+EQUAL_OPTIONS = """game "Equal options"
+players 2
+var total: int = 0
+flow:
+    for p in players:
+        turn p:
+            choose x in [1, 1, 2] by p prompt "Pick a number" label "take {x}"
+            set total += x
+score p:
+    points: total
+"""
+
+
+@pytest.mark.parametrize("backend", ["codegen", "reference"])
+def test_an_option_of_equal_value_is_applied_as_its_index_is(tmp_path, backend):
+    """Options of equal value are told apart by their labels: apply() of legal_actions()[i]
+    gives the very state apply_index(i) gives (its log line names the option chosen), and an
+    action made by hand with only the value takes the first of them."""
+    (tmp_path / "game.rules").write_text(EQUAL_OPTIONS)
+    g = interpreter.load(str(tmp_path), backend=backend)
+    for i in range(3):
+        by_action, by_index = g.new_game(players=2, seed=1), g.new_game(players=2, seed=1)
+        by_action.apply(by_action.legal_actions(0)[i])
+        by_index.apply_index(i, 0)
+        assert by_action.to_json() == by_index.to_json()
+    labels = [a.label for a in g.new_game(players=2, seed=1).legal_actions(0)]
+    assert labels[0] != labels[1]
+    second = g.new_game(players=2, seed=1)
+    second.apply(second.legal_actions(0)[1])
+    assert any(e.text.endswith(labels[1]) for e in second.log)
+    by_hand = g.new_game(players=2, seed=1)
+    by_hand.apply(Action(0, 1, "one"))
+    assert any(e.text.endswith(labels[0]) for e in by_hand.log)
+
+
 def test_clone_and_json_round_trip_are_equal_and_independent(game):
     s = game.new_game(players=3, seed=4)
     play_random(s, 1, limit=7)
