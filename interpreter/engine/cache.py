@@ -10,8 +10,10 @@ Two kinds of entries, in the user's cache directory (``$RULELANG_CACHE_DIR``, el
   load thus runs neither Lark nor the checker: only the compiler, whose output holds closures.
 - *grammar*: Lark's parse tables for the rule grammar (``rulelang/parser.py``), keyed by the
   engine's code and Lark's version.
-- *code*: the compiled code object of a game's generated module (``marshal``), keyed by a hash of
-  the generated source, the engine's code and the Python version (marshal is version-specific).
+- *code*: the compiled code object of a game's generated module, or of the runs of one of its
+  codes (``codegen.code_runs``, made when the code first runs: some fifty a game), with
+  ``marshal``, keyed by a hash of the generated source, the engine's code and the Python version
+  (marshal is version-specific).
 - *generated*: all a warm load needs to rebuild a game's generated module without generating it
   again: its compiled code, its source, its plain constants, and where each other constant (a
   reference closure, a built-in) comes from, keyed by the game's files (names and texts), its
@@ -27,7 +29,7 @@ HMAC-SHA256 made with a random key kept in the cache directory (mode 0600) and i
 it verifies; the directory is ignored unless it belongs to the user and no one else may write to
 it. A truncated, edited, swapped or foreign entry is thus never unpickled nor run: the load just
 goes the cold way and writes a fresh entry. Writes go to a temporary file renamed into place, and
-the cache keeps the entries used last (``MAX_ENTRIES``).
+the cache keeps the entries used last (``MAX_ENTRIES``, ``MAX_BYTES``).
 """
 
 from __future__ import annotations
@@ -156,23 +158,37 @@ def _write(kind: str, parts: tuple[str, ...], body: bytes) -> None:
         except (OSError, UnboundLocalError):
             pass
         return
-    _prune(d)
+    _prune(d, len(body))
 
 
 # Every change of the engine (or of Python) makes new entries and leaves the old ones unused: the
-# cache keeps the entries used last (a read touches its entry), this many at most; a game needs
-# two or three (its files, its code per option set) and the grammar one.
-MAX_ENTRIES = 256
+# cache keeps the entries used last (a read touches its entry), this many and this many bytes at
+# most (the newest entry always). A game needs its files', its module's and its generated entries
+# per option set (about 1.3 MB for Off-Plan) and one small code entry for each of its codes that
+# runs (some fifty, 16 kB each on average); the grammar one entry. At 256 entries the five
+# benchmarked games alone did not fit: their runs, evicted, were compiled again in every process.
+MAX_ENTRIES = 2048
+MAX_BYTES = 128 * 1024 * 1024
+_BIG_ENTRY = 64 * 1024
 
 
-def _prune(d: Path) -> None:
+def _prune(d: Path, written: int) -> None:
+    """Keep the entries used last, MAX_ENTRIES and MAX_BYTES at most. Their sizes are looked at
+    (a stat of each) only when the count is past its limit or the entry just `written` was a
+    big one (a module, a game's files): a game's first playouts write some fifty small ones."""
     try:
         entries = [e for e in os.scandir(d) if e.name.startswith(_KINDS) and e.is_file(follow_symlinks=False)]
-        if len(entries) <= MAX_ENTRIES:
+        if len(entries) <= MAX_ENTRIES and written < _BIG_ENTRY:
             return
-        entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime, reverse=True)
-        for e in entries[MAX_ENTRIES:]:
-            os.unlink(e.path)
+        sizes = {e.path: e.stat(follow_symlinks=False) for e in entries}
+        if len(entries) <= MAX_ENTRIES and sum(info.st_size for info in sizes.values()) <= MAX_BYTES:
+            return
+        entries.sort(key=lambda e: sizes[e.path].st_mtime, reverse=True)
+        total = 0
+        for kept, e in enumerate(entries):
+            total += sizes[e.path].st_size
+            if kept and (kept >= MAX_ENTRIES or total > MAX_BYTES):
+                os.unlink(e.path)
     except OSError:  # another process pruned it first, say
         pass
 

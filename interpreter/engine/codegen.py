@@ -5479,9 +5479,13 @@ class _StepsGen:
         """A namespace name for an op, an expression's function, a local's name or a position."""
         if obj is None or type(obj) in (int, bool):
             return repr(obj)
-        known = self.names.get(id(obj))
+        # A text by its value: a load that generated the game's module holds equal texts (a
+        # local's name) as several strings where a load from the cache holds one, and the runs'
+        # source, by which their compiled code is cached, must not depend on which load made it
+        ident = ("text", obj) if type(obj) is str else id(obj)
+        known = self.names.get(ident)
         if known is None:
-            known = self.names[id(obj)] = f"_s{len(self.names)}"
+            known = self.names[ident] = f"_s{len(self.names)}"
             self.ns[known] = obj
         return known
 
