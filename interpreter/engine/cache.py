@@ -164,7 +164,7 @@ def _write(kind: str, parts: tuple[str, ...], body: bytes) -> None:
 # Every change of the engine (or of Python) makes new entries and leaves the old ones unused: the
 # cache keeps the entries used last (a read touches its entry), this many and this many bytes at
 # most (the newest entry always). A game needs its files', its module's and its generated entries
-# per option set (about 1.3 MB for Off-Plan) and one small code entry for each of its codes that
+# per option set (about 1.3 MB for the biggest seed game) and one small code entry for each of its codes that
 # runs (some fifty, 16 kB each on average); the grammar one entry. At 256 entries the five
 # benchmarked games alone did not fit: their runs, evicted, were compiled again in every process.
 MAX_ENTRIES = 2048

@@ -6090,7 +6090,7 @@ def code_runs(code: list, leaves: Callable[[str], bool] | None = None, fast: boo
     Made when the code first runs (``Machine._steps``), not at load: a load stays as fast as it
     was, and only the codes a game uses are ever generated (a few milliseconds in all). When the
     game's module came through the on-disk cache, so does the runs' compiled code: compile() was
-    two thirds of making them, some 50 ms in the first playouts of a game like Plunderbund, paid
+    two thirds of making them, some 50 ms in the first playouts of a game of fifty codes, paid
     again by every process that loads the game (each worker of `simulate --workers`)."""
     source, ns, entries = steps_source(code, leaves, fast, module)
     cached = module is not None and module.cache and cache_dir() is not None
