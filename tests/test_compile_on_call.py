@@ -1,10 +1,12 @@
-"""A load without the on-disk cache compiles each generated function when it is first called
-(``CodeGen._compile_on_call``); a load that fills the cache compiles the whole module at once.
-Both give every function the very same code, and games play the same either way."""
+"""A load without the on-disk cache generates and compiles each generated function when it is
+first called (``CodeGen._compile_on_call``, ``CodeGen.lazy``); a load that fills the cache
+generates and compiles the whole module at once. Both give every function the same code (but for
+the names, numbered in the order the bodies were generated), and games play the same either way."""
 
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,11 @@ def _waiting(gen) -> list:
     held = [fn for fn, _, _ in gen.functions] + list(gen.filters)
     held += [v for v in gen.ns.values() if type(v) is type(_first_call)]
     return list({id(fn): fn for fn in held if fn.__code__ is _first_call.__code__}.values())
+
+
+def _shape(source: str) -> str:
+    """A function's source with the module's own names (`_e3`, `_d12_u`, `_v40s`) as `_N`."""
+    return re.sub(r"\b_[a-z]+\d+\w*", "_N", source)
 
 
 def _module_codes(gen) -> dict:
@@ -46,11 +53,14 @@ def test_a_cold_load_compiles_each_function_on_its_first_call(tmp_path, monkeypa
     lazy = interpreter.load(str(ROOT / path), cache=False)
     whole = interpreter.load(str(ROOT / path))  # fills the cache: compiled at once
     lazy_gen, whole_gen = lazy.compiled.generated, whole.compiled.generated
-    assert lazy_gen.source == whole_gen.source
     assert _waiting(lazy_gen) and not _waiting(whole_gen)
+    assert not whole_gen.deferred and (lazy_gen.deferred or path.startswith("examples"))
     players = max(2, lazy.min_players)
     for seed in range(2):
         assert _playout(lazy, players, seed) == _playout(whole, players, seed)
+    # the bodies a game never needed are generated when the source is asked for: the same ones
+    assert sorted(map(_shape, lazy_gen.source)) == sorted(map(_shape, whole_gen.source))
+    assert not lazy_gen.deferred
     # what a game never called compiles too, to the code the whole module gives it
     for fn in _waiting(lazy_gen):
         lazy_gen.ns["_compiled"](fn, fn.__kwdefaults__["_body"])
@@ -68,7 +78,9 @@ def test_with_the_cache_turned_off_a_load_compiles_on_call(monkeypatch):
     monkeypatch.setenv("RULELANG_CACHE", "off")
     game = interpreter.load(str(ROOT / "examples/games/tic_tac_toe"))
     gen = game.compiled.generated
-    waiting = len(_waiting(gen))
-    assert waiting
+    waiting = _waiting(gen)
+    assert waiting and gen.deferred  # nothing compiled, some bodies not even generated
+    deferred = len(gen.deferred)
     _playout(game, 2, 0)
-    assert 0 < len(_waiting(gen)) < waiting  # a game calls only some of them
+    assert any(fn.__code__ is not _first_call.__code__ for fn in waiting)  # compiled on their first call
+    assert _waiting(gen) and 0 < len(gen.deferred) < deferred  # a game calls only some of them

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import threading
 import types
 from collections import Counter, _count_elements  # type: ignore[attr-defined] - Counter's own C loop
 from collections.abc import Callable
@@ -1081,9 +1082,10 @@ class CodeGen:
         self.functions: list[tuple[types.FunctionType, str, int]] = []  # (function, its body's name, index)
         self.bodies: dict[str, str] = {}  # a function's code -> the name of the body generated for it
         self.run_bodies: dict[str, tuple[str, list[str]]] | None = None  # see `run_body`
+        self.run_bodies_scanned = 0  # the sources `run_body` has looked at
         self.filters: list[types.FunctionType] = []
         self.picks: list[types.FunctionType] = []  # choices of items (`pick`)
-        self.source: list[str] = []
+        self._source: list[str] = []
         self.ranges: dict[str, tuple[str, str]] = {}  # ranges written in place (`first_of`): name -> bounds
         self.fresh = 0
         self.in_iterable = 0  # generating the iterable of a comprehension (no `:=` there)
@@ -1127,7 +1129,23 @@ class CodeGen:
         if self.replay is not None:
             _code, self.body_names, data, self.recipes, source = self.replay
             self.ns.update(data)
-            self.source = list(source)
+            self._source = list(source)
+        # Without the on-disk cache (a cold load: nothing kept for the next one) an expression's
+        # body is generated when its function is first called, or when a run writes it in place
+        # (`generate_deferred`), not at load: generating was a third of a cold load, and a game
+        # calls about half of its functions in a whole playout. With the cache the module is
+        # generated whole, once, and kept.
+        self.lazy = self.replay is None and (not cache or cache_dir() is None)
+        self.deferred: dict[int, tuple[str, Any]] = {}  # index -> (kind, node) of a body not generated yet
+        self.generating = threading.RLock()  # (two threads playing one game may first call one function)
+        self.on_call: Callable[[], None] | None = None  # `_compile_on_call`'s: takes in new sources
+
+    @property
+    def source(self) -> list[str]:
+        """The module's source, one entry per function, every body generated (those deferred too)."""
+        for i in list(self.deferred):
+            self.generate_deferred(i)
+        return self._source
 
     @staticmethod
     def _slow_path(refs: list[Fn], calls: list[int]):
@@ -1211,6 +1229,31 @@ class CodeGen:
                 f"    return _refs[_i](m, L) if v is _MISS else v\n")
             fn.local = local  # type: ignore[attr-defined]
             return fn
+        if self.lazy and not empty:
+            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
+            self.functions.append((fn, "", i))  # (its body's name once generated)
+            self.deferred[i] = (kind, e)
+            fn.deferred_index = i  # type: ignore[attr-defined] - (see `run_body`)
+            return fn
+        return self.generate(i, kind, e, empty)
+
+    def generate_deferred(self, i: int) -> str:
+        """Generate the body of deferred function `i` (see `lazy`): its name."""
+        with self.generating:
+            found = self.deferred.pop(i, None)
+            if found is not None:
+                fn = self.functions[i][0]
+                made = self.generate(i, *found, False)
+                self.functions.pop()  # (`emit` handed out a new function: `fn` gets its body instead)
+                fn.body_name = made.body_name  # type: ignore[attr-defined]
+                self.functions[i] = (fn, made.body_name, i)  # type: ignore[attr-defined]
+                if self.on_call is not None:
+                    self.on_call()
+            return self.functions[i][1]
+
+    def generate(self, i: int, kind: str, e, empty: bool) -> Fn:
+        """The function of expression `i`, its body generated now."""
+        self.slot, self.roots = ("fn", i), [(None, e)]
         body = {"expr": self.expr, "text": self.text, "holder": self.holder,
                 "zone": self.zone_key, "cards": self.cards}[kind](e, {})
         # Explicit chance: while some zone's order is unknown (chance.py), the reference reads it,
@@ -1250,7 +1293,7 @@ class CodeGen:
         name = self.bodies.get(body)
         if name is None:
             name = self.bodies[body] = f"_e{len(self.bodies)}"
-            self.source.append(f"def {name}(m, L, _i=None):\n{body}")
+            self._source.append(f"def {name}(m, L, _i=None):\n{body}")
         fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
         self.functions.append((fn, name, i))
         fn.body_name = name  # type: ignore[attr-defined] - (see `run_body`)
@@ -1264,11 +1307,16 @@ class CodeGen:
         action carried out again by the careful runs. So is the guard of explicit chance: the
         fast runs never run while a zone's order is unknown (api.State._carry_out)."""
         name = getattr(fn, "body_name", None)
+        if name is None and getattr(fn, "deferred_index", None) is not None:
+            name = self.generate_deferred(fn.deferred_index)  # (a body not generated yet: see `lazy`)
         if name is None:
             return None
         if self.run_bodies is None:
             self.run_bodies = {}
-            for src in self.source:
+        if self.run_bodies_scanned < len(self._source):  # (the bodies generated since, if any)
+            new = self._source[self.run_bodies_scanned:]
+            self.run_bodies_scanned = len(self._source)
+            for src in new:
                 found = _INLINABLE.fullmatch(src)
                 if found is not None:
                     body = found.group(2)
@@ -1306,7 +1354,7 @@ class CodeGen:
         # fails fails here, and the op goes item by item, as on any failure.)
         reads: dict[str, str] = {}
         each = _ITEMS_READ.sub(lambda match: reads.setdefault(match.group(0), f"_w{len(reads)}"), each)
-        self.source.append(
+        self._source.append(
             f"def _f{i}(m, L, items):\n"
             f"{chance}"
             f"    used = m.budget.used\n"
@@ -1462,7 +1510,7 @@ class CodeGen:
                   "    return True"]
         parts = [x for x in (s.source, s.cond, s.label, s.prompt, s.by) if x is not None]
         chance = ["    if m.s.unordered:", "        return False"] if any(self.reads_zones(x) for x in parts) else []
-        self.source.append("\n".join([f"def _p{j}(m, fr, who, ask):", *chance, *lines, ""]))
+        self._source.append("\n".join([f"def _p{j}(m, fr, who, ask):", *chance, *lines, ""]))
         fn = types.FunctionType(_placeholder.__code__, self.ns, f"_p{j}")
         self.picks.append(fn)
         return fn
@@ -1487,12 +1535,12 @@ class CodeGen:
     def finish(self) -> None:
         """One compile() for the whole module; every function handed out gets its real code.
 
-        Without the on-disk cache each function is compiled when it is first called instead
-        (``_compile_on_call``): compile() is a third of a cold load, and a game calls about half
-        of its functions in a whole playout (an option not chosen, an error's wording, a rare
-        card). With the cache the module is compiled whole, once, and its code kept for the next
-        load, which then compiles nothing."""
-        if self.replay is None and (not self.cache or cache_dir() is None):
+        Without the on-disk cache (`lazy`) each function is generated, when it was not yet, and
+        compiled when it is first called instead (``_compile_on_call``): compile() is a third of
+        a cold load, and a game calls about half of its functions in a whole playout (an option
+        not chosen, an error's wording, a rare card). With the cache the module is compiled
+        whole, once, and its code kept for the next load, which then compiles nothing."""
+        if self.lazy:
             self._compile_on_call()
             return
         if self.replay is not None:
@@ -1516,43 +1564,54 @@ class CodeGen:
     def compiled_source(self) -> str:
         """The module's source as compiled: each define's body with the tests `_held_known` leaves
         out left out (`_compile_on_call` compiles each function's the same way)."""
-        return "\n".join(_held_known_lines(src) for src in self.source)
+        return "\n".join(_held_known_lines(src) for src in self._source)
 
     def _compile_on_call(self) -> None:
         """Give every function the code `_first_call`: on its first call it compiles the source
         of its body (alone, at its line in the whole module, so positions in a profile or a
-        traceback are what one compile() gives), takes that code for good and goes on."""
+        traceback are what one compile() gives), takes that code for good and goes on. A body
+        not generated yet (`lazy`) is generated first; the defines it calls, generated with
+        it, get their own `_first_call` (``take_in``)."""
         sources: dict[str, str] = {}
-        line = 1
-        for src in self.source:
-            sources[src[4:src.index("(")]] = "\n" * (line - 1) + src  # (blank lines cost compile() nothing)
-            line += src.count("\n") + 1
+        taken = [0, 1]  # sources taken in, and the line the next one starts at
+
+        def take_in() -> None:
+            for src in self._source[taken[0]:]:
+                name = src[4:src.index("(")]
+                sources[name] = "\n" * (taken[1] - 1) + src  # (blank lines cost compile() nothing)
+                taken[1] += src.count("\n") + 1
+                if name not in self.ns:  # defines (and bodies), called by name from generated code
+                    self.ns[name] = _first_call_of(types.FunctionType(_first_call.__code__, self.ns, name), name)
+            taken[0] = len(self._source)
+
         codes: dict[str, types.CodeType] = {}
         made_defaults: dict[str, tuple | None] = {}
 
         def compiled(fn: types.FunctionType, body: str) -> types.FunctionType:
-            code = codes.get(body)
-            if code is None:
-                made: dict[str, Any] = {}
-                exec(compile(_held_known_lines(sources[body]), "<rulelang generated>", "exec"), self.ns, made)  # noqa: S102 - see the module doc
-                code = codes[body] = made[body].__code__
-                made_defaults[body] = made[body].__defaults__
-            fn.__code__ = code
-            fn.__kwdefaults__ = None
-            if fn.__defaults__ is None:  # (an expression's function has its index as its default)
-                fn.__defaults__ = made_defaults[body]
-            return fn
+            with self.generating:
+                if body.startswith("?"):  # a body not generated yet: the function's index
+                    body = self.generate_deferred(int(body[1:]))
+                code = codes.get(body)
+                if code is None:
+                    made: dict[str, Any] = {}
+                    exec(compile(_held_known_lines(sources[body]), "<rulelang generated>", "exec"), self.ns, made)  # noqa: S102 - see the module doc
+                    code = codes[body] = made[body].__code__
+                    made_defaults[body] = made[body].__defaults__
+                fn.__code__ = code
+                fn.__kwdefaults__ = None
+                if fn.__defaults__ is None:  # (an expression's function has its index as its default)
+                    fn.__defaults__ = made_defaults[body]
+                return fn
 
         self.ns["_compiled"] = compiled
         for fn, name, i in self.functions:  # expressions: by index, several may share one body
-            _first_call_of(fn, name).__defaults__ = (i,)
+            _first_call_of(fn, name if i not in self.deferred else f"?{i}").__defaults__ = (i,)
         for i, fn in enumerate(self.filters):
             self.ns[f"_f{i}"] = _first_call_of(fn, f"_f{i}")
         for j, fn in enumerate(self.picks):
             self.ns[f"_p{j}"] = _first_call_of(fn, f"_p{j}")
-        for name in sources:  # defines (and the bodies above), called by name from generated code
-            if name not in self.ns:
-                self.ns[name] = _first_call_of(types.FunctionType(_first_call.__code__, self.ns, name), name)
+        take_in()
+        self.on_call = take_in
 
     # ---- replay (see __init__)
     def made(self, recipe: tuple, value: Any) -> str:
@@ -1613,7 +1672,7 @@ class CodeGen:
         if not all(_plain(v) for v in data.values()):
             return
         store_generated(self.cache_key, code, ([name for _, name, _ in self.functions], data, self.recipes,
-                                         self.source))
+                                         self._source))
 
     def where(self, e) -> tuple:
         """The recipe of a reference closure: its node as a path from the entry's expression or
@@ -3616,7 +3675,7 @@ class CodeGen:
                        f"            before = b.used\n"
                        f"{worked}"
                        f"{tail}")
-                self.source.append(src)
+                self._source.append(src)
                 return fname
             # (a kept result pays the call and what its body paid in one sum, `kept[3]`, checked
             # once with its calls made again: the same units, an overrun within the same call)
@@ -3807,7 +3866,7 @@ class CodeGen:
             # without the check, which its caller makes after the call, see `unchecked_calls`)
             self.unchecked[fname] = (f"def {fname}_u(m{arglist}):\n    b = m.budget\n    b.used += {STEPS_PER_CALL}\n"
                                      + src[len(head):])
-        self.source.append(src)
+        self._source.append(src)
         return fname
 
     def unchecked_calls(self, worked: str) -> str:
@@ -3827,7 +3886,7 @@ class CodeGen:
             if made is None:
                 return match.group(0)
             if made:
-                self.source.append(made)
+                self._source.append(made)
                 self.unchecked[callee] = ""
             return f"{callee}_u(m"
         return _DEFINE_CALL.sub(twin, worked)
