@@ -67,8 +67,9 @@ def _play(game, choice: int, limit: int | None = None):
 
 def _function_source(game, define: str) -> str:
     gen = game.compiled.generated
+    source = gen.source  # (every body generated: a load without the cache generates them when first needed)
     name = gen.define_names[define]
-    return next(src for src in gen.source if src.startswith(f"def {name}("))
+    return next(src for src in source if src.startswith(f"def {name}("))
 
 
 def test_parameters_are_bounded_by_what_every_call_gives(tmp_path):
