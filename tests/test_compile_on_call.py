@@ -84,3 +84,32 @@ def test_with_the_cache_turned_off_a_load_compiles_on_call(monkeypatch):
     _playout(game, 2, 0)
     assert any(fn.__code__ is not _first_call.__code__ for fn in waiting)  # compiled on their first call
     assert _waiting(gen) and 0 < len(gen.deferred) < deferred  # a game calls only some of them
+
+
+def test_threads_playing_one_cold_game_generate_each_body_once(tmp_path, monkeypatch):
+    """Threads playing states of one game loaded without the cache may first call a function
+    at the same time: it is generated and compiled once (a lock), and they play as one thread."""
+    import threading
+
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
+    path = str(ROOT / "games/plunderbund")
+    alone = [_playout(interpreter.load(path, cache=False), 3, seed) for seed in range(4)]
+    game = interpreter.load(path, cache=False)
+    results: dict[int, list] = {}
+    errors: list[BaseException] = []
+
+    def play(seed: int) -> None:
+        try:
+            results[seed] = _playout(game, 3, seed)
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+    threads = [threading.Thread(target=play, args=(seed,)) for seed in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and [results[seed] for seed in range(4)] == alone
+    gen = game.compiled.generated
+    assert all(name for _, name, i in gen.functions if i not in gen.deferred)  # each generated one has its body
+    source = gen.source  # (the rest generated now)
+    assert len(set(source)) == len(source) and all(name for _, name, _ in gen.functions)
