@@ -1311,12 +1311,10 @@ class CodeGen:
             name = self.generate_deferred(fn.deferred_index)  # (a body not generated yet: see `lazy`)
         if name is None:
             return None
-        if self.run_bodies is None:
-            self.run_bodies = {}
-        if self.run_bodies_scanned < len(self._source):  # (the bodies generated since, if any)
-            new = self._source[self.run_bodies_scanned:]
-            self.run_bodies_scanned = len(self._source)
-            for src in new:
+        with self.generating:  # (two threads may make runs at once: each sees every body scanned)
+            if self.run_bodies is None:
+                self.run_bodies = {}
+            for src in self._source[self.run_bodies_scanned:]:  # (those generated since, if any)
                 found = _INLINABLE.fullmatch(src)
                 if found is not None:
                     body = found.group(2)
@@ -1325,7 +1323,8 @@ class CodeGen:
                     # no string literal, tests/test_steps.py)
                     if not _RUN_LOCALS.intersection(_WORD.findall(body)) and not _QUOTES.search(body.replace("''", "")):
                         self.run_bodies[found.group(1)] = (body, names)
-        return self.run_bodies.get(name)
+            self.run_bodies_scanned = len(self._source)
+            return self.run_bodies.get(name)
 
     def filter(self, cond, var: str, labels: bool = False):
         """The items of a list that meet a choice's `where` (or, with `labels`, the label of each
