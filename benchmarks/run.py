@@ -212,7 +212,7 @@ def measure(seconds: float, only: list[str] | None) -> dict:
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "clock": "wall clock" if CLOCK is time.perf_counter else "CPU time",
         "machine": f"{cpu_model()}, {os.cpu_count()} cores, "
-                   f"load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}",
+                   f"load {os.getloadavg()[0]:.1f}, Python {platform.python_version()} from {sys.base_prefix}",
         "games": rows, "openspiel": openspiel_rows(seconds),
     }
 
