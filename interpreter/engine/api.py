@@ -416,11 +416,11 @@ class Game:
 
 
 # ---- a new game's setup, recorded once per player count ----------------------------------------
-# A playout of a small game is mostly its setup (Kuhn poker: half of it). The setup is the same
+# A playout of a small game is mostly its setup (half of it in a three-card poker). The setup is the same
 # for every seed until it first draws from the seeded generator (the generator is the only thing a
 # seed changes): so that part runs once per player count (and the game's options, fixed), and a
 # new game starts from a copy of where it stopped, with its own seed. A setup that never draws
-# (tic-tac-toe) is recorded whole, up to the first decision.
+# (a game with no cards or dice) is recorded whole, up to the first decision.
 
 @attrs.frozen
 class _SetupStart:

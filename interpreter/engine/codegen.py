@@ -789,8 +789,8 @@ def _nth_card(m, v, i):
 def _nth_field(m, v, i, values):
     """`[c.field for c in z][i]`: as `_nth_card`, then that card's field, from the list of every
     card's value of it (`CodeGen.card_field`), as the list's items read it. (`_nth_card`'s lines
-    written out rather than called: some 500 calls a Welcome To playout, where a call costs more
-    than these lines.)"""
+    written out rather than called: some 500 calls a playout in a game that reads cards' fields by
+    position, where a call costs more than these lines.)"""
     if v:
         if len(v) > MAX_ITEMS:
             raise RuleRuntimeError(f"a value of more than {MAX_ITEMS} items")
