@@ -1125,8 +1125,7 @@ class State:
         # Options of equal value (a choice in [1, 1, 2]) are told apart by their labels ("take 1
         # (2)"): the one whose label the action carries, as apply_index(i) of legal_actions()[i]
         # answers; the first for an action made by hand with another label
-        index = next((i for i in equal if p.labels[i] == action.label), equal[0]) if len(equal) > 1 else (
-            equal[0] if equal else None)
+        index = next((i for i in equal if p.labels[i] == action.label), equal[0] if equal else None)
         if index is None:
             raise IllegalAction(f"{_show(action.value)} is not a legal choice now")
         self._carry_out(branch, p, index, budget, False)
