@@ -1242,17 +1242,14 @@ class CodeGen:
         with self.generating:
             found = self.deferred.pop(i, None)
             if found is not None:
-                fn = self.functions[i][0]
-                made = self.generate(i, *found, False)
-                self.functions.pop()  # (`emit` handed out a new function: `fn` gets its body instead)
-                fn.body_name = made.body_name  # type: ignore[attr-defined]
-                self.functions[i] = (fn, made.body_name, i)  # type: ignore[attr-defined]
+                self.generate(i, *found, False, self.functions[i][0])
                 if self.on_call is not None:
                     self.on_call()
             return self.functions[i][1]
 
-    def generate(self, i: int, kind: str, e, empty: bool) -> Fn:
-        """The function of expression `i`, its body generated now."""
+    def generate(self, i: int, kind: str, e, empty: bool, fn: Fn | None = None) -> Fn:
+        """The function of expression `i`, its body generated now (`fn`: the one handed out
+        before, when its body was deferred)."""
         self.slot, self.roots = ("fn", i), [(None, e)]
         body = {"expr": self.expr, "text": self.text, "holder": self.holder,
                 "zone": self.zone_key, "cards": self.cards}[kind](e, {})
@@ -1268,7 +1265,7 @@ class CodeGen:
                 f"    try:\n"
                 f"        return {body}\n"
                 f"    except _FAULTS:\n"
-                f"        return _slow(_i, m, L, m.budget.used, len(m.memo))\n")
+                f"        return _slow(_i, m, L, m.budget.used, len(m.memo))\n", fn)
             if empty and body == "[]":
                 fn.empty_list = True  # type: ignore[attr-defined]
             return fn
@@ -1280,12 +1277,12 @@ class CodeGen:
             f"    try:\n"
             f"        return {body}\n"
             f"    except _FAULTS:\n"
-            f"        return _slow(_i, m, L, used, memo_size)\n")
+            f"        return _slow(_i, m, L, used, memo_size)\n", fn)
         if empty and body == "[]":
             fn.empty_list = True  # type: ignore[attr-defined]
         return fn
 
-    def emit(self, i: int, body: str) -> Fn:
+    def emit(self, i: int, body: str, fn: Fn | None = None) -> Fn:
         """The function for expression `i`, whose code is `body` (which reads its own index as
         `_i`). Expressions with the same code (`p.coins`, `x == y` in many rules; in a large game
         some 40 % of them repeat another) share one generated body, so Python compiles it once; each
@@ -1294,8 +1291,11 @@ class CodeGen:
         if name is None:
             name = self.bodies[body] = f"_e{len(self.bodies)}"
             self._source.append(f"def {name}(m, L, _i=None):\n{body}")
-        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
-        self.functions.append((fn, name, i))
+        if fn is None:
+            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_e{i}")
+            self.functions.append((fn, name, i))
+        else:  # (a deferred body, see `lazy`: the function handed out at load gets it)
+            self.functions[i] = (fn, name, i)
         fn.body_name = name  # type: ignore[attr-defined] - (see `run_body`)
         return fn
 
