@@ -333,4 +333,4 @@ def test_the_runs_of_a_warm_game_are_compiled_once_for_every_process(cache_dir, 
     real = compile
     monkeypatch.setattr("builtins.compile", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
     assert _playout(interpreter.load(str(game_dir))) == first
-    assert "<rulelang steps>" in compiled
+    assert any(name.startswith("<rulelang steps ") for name in compiled)

@@ -6142,16 +6142,20 @@ def quiet_effects(code: list, triggers: dict) -> list:
 
 
 def code_runs(code: list, leaves: Callable[[str], bool] | None = None, fast: bool = False,
-              module: CodeGen | None = None) -> list:
+              module: CodeGen | None = None, key: str = "") -> list:
     """Per pc of one code (its ops), the generated run that starts there, or None (see above).
 
     Made when the code first runs (``Machine._steps``), not at load: a load stays as fast as it
     was, and only the codes a game uses are ever generated (a few milliseconds in all). When the
     game's module came through the on-disk cache, so does the runs' compiled code: compile() was
     two thirds of making them, some 50 ms in the first playouts of a game of fifty codes, paid
-    again by every process that loads the game (each worker of `simulate --workers`)."""
+    again by every process that loads the game (each worker of `simulate --workers`).
+
+    ``key``, the code's key ("proc:NAME", "flow"...), names the runs' file, "<rulelang steps
+    KEY>": a profile (tools/profile.py) and a traceback tell one code's runs from another's."""
     source, ns, entries = steps_source(code, leaves, fast, module)
     cached = module is not None and module.cache and cache_dir() is not None
-    compiled = compile_cached(source, "<rulelang steps>") if cached else compile(source, "<rulelang steps>", "exec")
+    filename = f"<rulelang steps {key}>" if key else "<rulelang steps>"
+    compiled = compile_cached(source, filename) if cached else compile(source, filename, "exec")
     exec(compiled, ns)  # noqa: S102 - no rule text in it (see above)
     return [ns[e] if e is not None else None for e in entries]

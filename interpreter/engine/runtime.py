@@ -363,7 +363,7 @@ class Machine:
         def leaves(callee: str) -> bool:
             found = game.codes.get(callee)
             return found is not None and leaf_code(quiet_effects(found, game.triggers))
-        return code_runs(quiet_effects(code, game.triggers), leaves, fast, game.generated)
+        return code_runs(quiet_effects(code, game.triggers), leaves, fast, game.generated, key)
 
     def call_leaf(self, key: str, local_values: dict, pos=None) -> bool:
         """``enter`` of a procedure that cannot stop (``codegen.leaf_code``: no choice, no call,
