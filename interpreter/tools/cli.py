@@ -605,6 +605,15 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     game = _load(args.path, _options(args), args.house)
     _check_players(game, args.players)
+    if args.profile:
+        from .profile import format_profile, profile_playouts
+
+        profile = profile_playouts(args.path, args.players, args.games or 20, args.seed, _options(args), args.house)
+        if args.json:
+            _dump_json(profile.to_dict())
+        else:
+            echo(format_profile(profile))
+        return 0
     total = args.games if args.games is not None else (None if args.seconds else 20)
     progress = Progress(total, label="playouts", quiet=args.quiet or args.json)
     result = bench(game, args.players, games=total, seconds=args.seconds, seed=args.seed, progress=progress,
@@ -735,6 +744,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=_seconds, metavar="T", help="play for T seconds instead")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--profile", action="store_true",
+                   help="play --games playouts (default 20) in this process under Python's profiler and show "
+                        "which defines and procedures take the time")
     add_house_arg(p)
     add_option_arg(p)
     add_parallel_args(p)
