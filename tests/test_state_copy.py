@@ -85,7 +85,7 @@ def test_a_decision_parked_and_a_procedure_entered_have_every_field():
         assert getattr(pending, field.name) == getattr(made, field.name), field.name
     assert pending.serial == state.s.decisions == 2
     frame = state.s.stack[-1]
-    assert frame.code == "proc:play_a_square" and frame.pc == 0
+    assert frame.code == "proc:play_a_square" and frame.pc == 1  # (its choice, after `let mark`)
     for field in attrs.fields(Frame):
         getattr(frame, field.name)  # set (a slot never set raises AttributeError)
 
