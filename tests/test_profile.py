@@ -59,3 +59,10 @@ def test_the_command_prints_the_rules_and_refuses_what_the_game_does_not_allow(c
 def test_a_refused_player_count_raises_before_anything_is_played():
     with pytest.raises(ValueError, match="players"):
         profile_playouts(TIC_TAC_TOE, 5, games=1)
+
+
+def test_a_playout_that_never_ends_is_an_error_not_a_hang(monkeypatch):
+    """Random play may never end some games: a profile stops as `bench` does."""
+    monkeypatch.setattr("interpreter.tools.simulate.DEFAULT_MAX_DECISIONS", 3)
+    with pytest.raises(ValueError, match="did not end within 3 decisions"):
+        profile_playouts(TIC_TAC_TOE, 2, games=1)

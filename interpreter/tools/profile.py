@@ -66,7 +66,7 @@ def profile_playouts(path: str, players: int, games: int = 20, seed: int = 0,
     on-disk cache: a load from the cache does not know which define each function is."""
     import interpreter
 
-    from .simulate import why_unplayable
+    from .simulate import DEFAULT_MAX_DECISIONS, why_unplayable
 
     game = interpreter.load(path, options=options or {}, house=house or [], cache=False)
     refused = why_unplayable(game, players)
@@ -74,27 +74,33 @@ def profile_playouts(path: str, players: int, games: int = 20, seed: int = 0,
         raise ValueError(refused)
     if game.compiled.generated is not None:
         game.compiled.generated.source  # noqa: B018 - every body generated now, not while profiled
-    warm_up = game.new_game(players=players, seed=seed + games)  # the procedures' runs made (at first run)
-    chooser = random.Random(seed + games)
-    while not warm_up.is_over:
-        player = warm_up.current_player()
-        warm_up.apply_index(chooser.randrange(warm_up.num_actions(player)), player)
+    _playout(game, players, seed + games, random.Random(seed + games), DEFAULT_MAX_DECISIONS)  # the runs made
     rng = random.Random(seed)
     decisions = 0
     profiler = cProfile.Profile()
     profiler.enable()
     try:
         for i in range(games):
-            state = game.new_game(players=players, seed=seed + i)
-            while not state.is_over:
-                player = state.current_player()
-                state.apply_index(rng.randrange(state.num_actions(player)), player)
-                decisions += 1
+            decisions += _playout(game, players, seed + i, rng, DEFAULT_MAX_DECISIONS)
     finally:
         profiler.disable()
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     rows = rule_rows(stats, game)
     return Profile(game.compiled.title, players, games, decisions, sum(r.own for r in rows), rows)
+
+
+def _playout(game: Any, players: int, seed: int, rng: random.Random, max_decisions: int) -> int:
+    """One random playout, as `bench` plays it; its decisions. A game still going after
+    `max_decisions` is an error, as in `bench` (random play may never end some games)."""
+    state = game.new_game(players=players, seed=seed)
+    decisions = 0
+    while not state.is_over:
+        if decisions >= max_decisions:
+            raise ValueError(f"the game with seed {seed} did not end within {max_decisions} decisions")
+        player = state.current_player()
+        state.apply_index(rng.randrange(state.num_actions(player)), player)
+        decisions += 1
+    return decisions
 
 
 def rule_rows(stats: dict, game: Any) -> list[ProfileRow]:
