@@ -111,3 +111,36 @@ def test_a_state_whose_copy_is_gone_keeps_its_own_lists():
     while len(copy.log) == lines and not copy.is_over:  # (a part of a step taken at once logs in its own branch first)
         _play_on(copy, moves, 1)
     assert id(copy._s.log) == log  # and the other keeps the list
+
+
+def _in_a_step_of_choosing_at_once(game, seed: int):
+    """A Plunderbund state in a `simultaneously` step where a part has answered already."""
+    state, rng = _played(game, 4, seed, 0)
+    while not state._s.branches or not any(b.actions for b in state._s.branches):
+        state.apply_index(rng.randrange(state.num_actions(next_player(state))), next_player(state))
+    return state, rng
+
+
+def test_the_parts_of_a_step_of_choosing_at_once_keep_their_own_log_and_actions():
+    """clone() shares each part's log and actions too: an answer in a part of either state, or a
+    change from outside, never shows in the other state's part."""
+    game = interpreter.load(str(ROOT / "games" / "plunderbund"))
+    for first in ("original", "copy"):
+        state, rng = _in_a_step_of_choosing_at_once(game, 11)
+        copy = state.clone()
+        assert copy._s.branches[0].log is state._s.branches[0].log  # shared until one changes
+        parts = [(b.log[:], b.actions[:]) for b in state._s.branches]
+        saved = state.to_json()
+        mover, other = (state, copy) if first == "original" else (copy, state)
+        player = next_player(mover)
+        mover.apply_index(0, player)  # an answer in a part: that part's log and actions grow
+        assert [(b.log, b.actions) for b in other._s.branches] == parts
+        assert other.to_json() == saved
+        assert any(len(b.actions) > len(a) for b, (_, a) in zip(mover._s.branches, parts, strict=True)) \
+            or not mover._s.branches  # (or the step ended, its parts merged into the state's own)
+        # changed from outside (the `s` property): the other state's parts stay as they were
+        other_before = [(b.log[:], b.actions[:]) for b in other._s.branches]
+        if mover._s.branches:
+            mover.s.branches[0].log.append(["note", None, "added from outside"])
+            mover.s.branches[0].actions.append([0, "not played"])
+        assert [(b.log, b.actions) for b in other._s.branches] == other_before

@@ -988,8 +988,8 @@ class State:
     def _own_history(self) -> None:
         """Give this state its own log and list of actions if another state still shares them.
 
-        clone() leaves them shared: they are most of a late state's items, and a copy made to look
-        ahead is often dropped unchanged. Whatever changes a state calls this first (apply_index's
+        clone() leaves them shared, and those of the parts of a `simultaneously` step: they are
+        most of a late state's items, and a copy made to look ahead is often dropped unchanged. Whatever changes a state calls this first (apply_index's
         lean path, _carry_out, the `s` property, _machine, run_procedure); one that finds the
         other state gone (the list's only other holder: a reference count of 2 with the call's
         own) keeps the list."""
@@ -998,6 +998,11 @@ class State:
             s.log = s.log[:]
         if _refcount(s.actions) > 2:
             s.actions = s.actions[:]
+        for b in s.branches:  # (the parts of a `simultaneously` step: theirs too, see GameState.copy)
+            if _refcount(b.log) > 2:
+                b.log = b.log[:]
+            if _refcount(b.actions) > 2:
+                b.actions = b.actions[:]
         self._shared_history = False
 
     @s.setter

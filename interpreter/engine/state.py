@@ -175,7 +175,7 @@ class GameState:
         else:
             copy.log = self.log[:] if self.log else []  # (empty in a new game)
             copy.actions = self.actions[:] if self.actions else []
-        copy.branches = _copy_branches(self.branches) if self.branches else []
+        copy.branches = _copy_branches(self.branches, share_history) if self.branches else []
         copy.cells = {k: v[:] for k, v in self.cells.items()} if self.cells else {}
         copy.known = self.known.copy()
         copy.chance = self.chance
@@ -250,12 +250,14 @@ def _copy_frames(frames: list[Frame]) -> list[Frame]:
     return out
 
 
-def _copy_branches(branches: list[Branch]) -> list[Branch]:
+def _copy_branches(branches: list[Branch], share_history: bool = False) -> list[Branch]:
     """A copy of each part of a `simultaneously` step, in one loop (no call per part).
 
     Made field by field rather than by Branch(...) (its attrs __init__, a Python call from C):
     every field of the (slotted) class, as tests/test_state_copy.py checks. `pending`, `shown`
-    and `start` are never changed in place (a new one replaces them), so they are shared."""
+    and `start` are never changed in place (a new one replaces them), so they are shared. With
+    ``share_history`` (``State.clone``), so are each part's log and actions, as the state's own
+    are: whatever changes either state first gives its parts their own (``State._own_history``)."""
     out = []
     for b in branches:
         copy = _new(Branch)
@@ -263,8 +265,12 @@ def _copy_branches(branches: list[Branch]) -> list[Branch]:
         copy.stack = _copy_frames(b.stack) if b.stack else []
         copy.pending = b.pending
         copy.count = b.count
-        copy.log = b.log[:]
-        copy.actions = b.actions[:]
+        if share_history:
+            copy.log = b.log
+            copy.actions = b.actions
+        else:
+            copy.log = b.log[:]
+            copy.actions = b.actions[:]
         copy.shown = b.shown
         copy.start = b.start
         out.append(copy)
