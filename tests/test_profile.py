@@ -66,3 +66,15 @@ def test_a_playout_that_never_ends_is_an_error_not_a_hang(monkeypatch):
     monkeypatch.setattr("interpreter.tools.simulate.DEFAULT_MAX_DECISIONS", 3)
     with pytest.raises(ValueError, match="did not end within 3 decisions"):
         profile_playouts(TIC_TAC_TOE, 2, games=1)
+
+
+def test_the_options_a_profile_cannot_honour_are_refused(capsys):
+    """The profiler sees only this process, and plays a number of games: --seconds, --workers and
+    --ray would be ignored, so they are refused; a missing game is named."""
+    for extra in (["--seconds", "1"], ["--workers", "2"], ["--ray"]):
+        code = main(["bench", TIC_TAC_TOE, "--players", "2", "--profile", *extra])
+        out, err = capsys.readouterr()
+        assert code == 1 and "--profile" in err and "define" not in out, extra
+    code = main(["bench", TIC_TAC_TOE + "_nowhere", "--players", "2", "--profile"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "no such game folder" in err

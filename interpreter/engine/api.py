@@ -989,10 +989,10 @@ class State:
         """Give this state its own log and list of actions if another state still shares them.
 
         clone() leaves them shared, and those of the parts of a `simultaneously` step: they are
-        most of a late state's items, and a copy made to look ahead is often dropped unchanged. Whatever changes a state calls this first (apply_index's
-        lean path, _carry_out, the `s` property, _machine, run_procedure); one that finds the
-        other state gone (the list's only other holder: a reference count of 2 with the call's
-        own) keeps the list."""
+        most of a late state's items, and a copy made to look ahead is often dropped unchanged.
+        Whatever changes a state calls this first (apply_index's lean path, _carry_out, the `s`
+        property, _machine, run_procedure); one that finds the other state gone (the list's only
+        other holder: a reference count of 2 with the call's own) keeps the list."""
         s = self._s
         if _refcount(s.log) > 2:
             s.log = s.log[:]

@@ -603,17 +603,10 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.profile:
+        return _bench_profile(args)
     game = _load(args.path, _options(args), args.house)
     _check_players(game, args.players)
-    if args.profile:
-        from .profile import format_profile, profile_playouts
-
-        profile = profile_playouts(args.path, args.players, args.games or 20, args.seed, _options(args), args.house)
-        if args.json:
-            _dump_json(profile.to_dict())
-        else:
-            echo(format_profile(profile))
-        return 0
     total = args.games if args.games is not None else (None if args.seconds else 20)
     progress = Progress(total, label="playouts", quiet=args.quiet or args.json)
     result = bench(game, args.players, games=total, seconds=args.seconds, seed=args.seed, progress=progress,
@@ -623,6 +616,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         echo(format_bench(result))
     return 1 if result.errors else 0
+
+
+def _bench_profile(args: argparse.Namespace) -> int:
+    """`bench --profile`: the playouts in this process (the profiler sees no other), the game
+    loaded once, by the profile itself (without the cache, see tools/profile.py)."""
+    from .profile import format_profile, profile_playouts
+
+    if args.seconds is not None or args.ray is not None or args.workers is not None:
+        raise CommandError("--profile plays --games playouts in this process: not with --seconds, --workers or --ray")
+    if not os.path.exists(args.path):
+        raise CommandError(f"{args.path}: no such game folder or rule file")
+    profile = profile_playouts(args.path, args.players, args.games or 20, args.seed, _options(args), args.house)
+    if args.json:
+        _dump_json(profile.to_dict())
+    else:
+        echo(format_profile(profile))
+    return 0
 
 
 # --------------------------------------------------------------------------- parser
