@@ -265,6 +265,46 @@ def test_a_replayed_module_has_every_constant_of_the_generated_one(cache_dir, pa
         assert [e.text for e in state_cold.log] == [e.text for e in state_warm.log]
 
 
+@pytest.mark.parametrize("path", ["games/plunderbund", "games/welcome_to"])
+def test_a_warm_load_gets_the_cards_and_initial_values_back_without_working_them_out(cache_dir, path, monkeypatch):
+    """The cards' values and the vars' initial values are worked out by the load that generates
+    the module and kept with it: a warm load evaluates none of them, and has equal ones."""
+    root = Path(__file__).resolve().parent.parent
+    worked_out: list[str] = []
+    static = compiler._Compiler.static
+
+    def noted(self, e, what, local_values=None):
+        worked_out.append(what)
+        return static(self, e, what, local_values)
+    with monkeypatch.context() as m:
+        m.setattr(compiler._Compiler, "static", noted)
+        cold = interpreter.load(str(root / path))
+    cold_work, worked_out[:] = list(worked_out), []
+    with monkeypatch.context() as m:
+        m.setattr(compiler, "_cards", _refuse)
+        m.setattr(compiler._Compiler, "static", noted)
+        warm = interpreter.load(str(root / path))
+    # Each var's initial value once fewer (those of per-card vars a generated function reads are
+    # still worked out by its recipe, as consts are: see `CodeGen.cook`)
+    initial = {f"the initial value of `{name}`" for name in cold.compiled.var_inits}
+    assert sum(w in initial for w in worked_out) == sum(w in initial for w in cold_work) - len(initial) >= 0
+    for field in ("card_names", "card_kinds", "card_attrs", "cards_of_kind", "var_inits"):
+        assert getattr(warm.compiled, field) == getattr(cold.compiled, field), field
+    assert warm.compiled.card_attrs is warm.compiled.generated.ns["_card_attrs"]  # read by the generated code
+    state_cold, state_warm = cold.new_game(players=3, seed=5), warm.new_game(players=3, seed=5)
+    assert state_warm.to_json() == state_cold.to_json()
+
+
+def test_a_cold_load_works_the_cards_out(cache_dir, monkeypatch):
+    """Without a kept entry (other option values), the cards are worked out as before."""
+    root = Path(__file__).resolve().parent.parent
+    interpreter.load(str(root / "games/plunderbund"))
+    with monkeypatch.context() as m:
+        m.setattr(compiler, "_cards", _refuse)
+        with pytest.raises(AssertionError, match="compiled again"):
+            interpreter.load(str(root / "games/plunderbund"), cache=False)
+
+
 FAULTS = """game "Faults"
 players 2 to 2
 var total: int = 0

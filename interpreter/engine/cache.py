@@ -350,7 +350,7 @@ def compile_cached(source: str, filename: str) -> Any:
 
 def load_generated(key: str) -> tuple | None:
     """What ``store_generated`` kept for this key: (code, body names, plain constants, recipes,
-    source), or None."""
+    source, the load's values of cards and vars or None), or None."""
     body = _read("generated", (key,))
     if body is None:
         return None

@@ -1125,9 +1125,13 @@ class CodeGen:
         self.roots: list[tuple[str | None, Any]] = []  # (define or None, node): where references lie
         self.recipes: dict[tuple, list[tuple[str | None, tuple]]] = {}
         self.replayable = True  # no constant met that a recipe cannot make again
+        # The values a load works out from the card tables and the vars' initial values (see
+        # `compile_program`): kept with the module and given back by a replay (`load_values`),
+        # since they are a function of the same files and options
+        self.load_values: tuple | None = None
         self.replay = load_generated(self.cache_key) if self.cache_key else None
         if self.replay is not None:
-            _code, self.body_names, data, self.recipes, source = self.replay
+            _code, self.body_names, data, self.recipes, source, self.load_values = self.replay
             self.ns.update(data)
             self._source = list(source)
         # Without the on-disk cache (a cold load: nothing kept for the next one) an expression's
@@ -1670,8 +1674,9 @@ class CodeGen:
         data = {name: self.ns[name] for name in self.const_names.values() if name not in made}
         if not all(_plain(v) for v in data.values()):
             return
+        load_values = self.load_values if _plain(self.load_values) else None
         store_generated(self.cache_key, code, ([name for _, name, _ in self.functions], data, self.recipes,
-                                         self._source))
+                                         self._source, load_values))
 
     def where(self, e) -> tuple:
         """The recipe of a reference closure: its node as a path from the entry's expression or

@@ -2167,17 +2167,12 @@ def _card_rows(c: _Compiler, table: n.CardsDecl):
             yield row, local_values
 
 
-def compile_program(program: Program, options: dict, backend: str = "codegen", cache: bool = True,
-                    cache_key: str | None = None) -> CompiledGame:
-    """Compile a checked program; ``backend`` is "codegen" (generated Python, the default) or
-    "reference" (closures only: the reference the generated code is tested against). With
-    ``cache``, the generated module's code comes from the on-disk cache when it is there; with a
-    ``cache_key`` too (a hash of what the program and ``options`` are made from: the game's files
-    and the option values), the module is not even generated again (``CodeGen``'s replay)."""
-    c = _Compiler(program, options, backend, cache, cache_key)
-    p = program
-    # Cards: ids in table order, copies expanded.
-    names, kinds, attrs_list = [], [], []
+def _cards(c: _Compiler, p: Program) -> tuple[list[str], list[str], list[dict], dict[str, list[int]]]:
+    """The cards: their names, kinds and values, by id (in table order, copies expanded), and the
+    ids of each kind."""
+    names: list[str] = []
+    kinds: list[str] = []
+    attrs_list: list[dict] = []
     by_kind: dict[str, list[int]] = {}
     c._nested = True  # worked out at load time, before the generated module exists: closures
     kind_texts = {k.name: c.expr(k.text) for k in p.kinds.values() if k.text is not None}
@@ -2201,8 +2196,30 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
                 names.append(str(values.get("name", table.kind)))
                 kinds.append(table.kind)
                 attrs_list.append(values)
+    return names, kinds, attrs_list, by_kind
+
+
+def compile_program(program: Program, options: dict, backend: str = "codegen", cache: bool = True,
+                    cache_key: str | None = None) -> CompiledGame:
+    """Compile a checked program; ``backend`` is "codegen" (generated Python, the default) or
+    "reference" (closures only: the reference the generated code is tested against). With
+    ``cache``, the generated module's code comes from the on-disk cache when it is there; with a
+    ``cache_key`` too (a hash of what the program and ``options`` are made from: the game's files
+    and the option values), the module is not even generated again (``CodeGen``'s replay)."""
+    c = _Compiler(program, options, backend, cache, cache_key)
+    p = program
+    # The cards' values and the vars' initial values: worked out by the load that generated the
+    # module, and kept with it for a warm load, which gets them back (a sixth of a warm load of a
+    # game of many cards); the same files and options give the same values.
+    kept = c.codegen.load_values if c.codegen is not None else None
+    if kept is not None:
+        names, kinds, attrs_list, by_kind, var_inits = kept
+    else:
+        names, kinds, attrs_list, by_kind = _cards(c, p)
+        var_inits = {v.name: (v.per, c.static(v.init, f"the initial value of `{v.name}`")) for v in p.vars.values()}
     if c.codegen is not None:  # how big the cards' numbers are decides which sums need a check
         c.codegen.given_cards(names, kinds, attrs_list)
+        c.codegen.load_values = (names, kinds, attrs_list, by_kind, var_inits)
     zone_decls, slots, refill = {}, {}, {}
     grids: set[str] = set()
     for z in p.zones.values():
@@ -2225,7 +2242,6 @@ def compile_program(program: Program, options: dict, backend: str = "codegen", c
         # `sides of E`: one side per member of E, in the enum's order
         sides[t.name] = list(p.enums[named[1]]) if len(named) == 2 and named[0] == "of" else list(named)
         supply[t.name] = props.get("supply", (0,))[0]
-    var_inits = {v.name: (v.per, c.static(v.init, f"the initial value of `{v.name}`")) for v in p.vars.values()}
     var_card_types = {}
     for v in p.vars.values():
         t = _ref_type(p, v.type)
