@@ -226,6 +226,7 @@ def test_defines_no_op_calls_twice_go_without_the_memo(tmp_path):
     generated = interpreter.load(str(tmp_path), cache=False).compiled.generated
     state = interpreter.load(str(tmp_path), cache=False).new_game(players=2, seed=0)
     assert state.num_actions() > 0
+    assert generated.source  # every body generated (a cold load generates each at its first call)
     found = generated.known_unrepeated
     assert found.get("seen") is True
     assert found.get("warm_seen") is False  # `warm` names red twice

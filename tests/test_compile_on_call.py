@@ -22,7 +22,7 @@ GAMES = ["games/off_plan", "games/welcome_to", "games/plunderbund", "games/stree
 
 def _waiting(gen) -> list:
     """The functions of a generated module not compiled yet."""
-    held = [fn for fn, _, _ in gen.functions] + list(gen.filters)
+    held = [fn for fn, _, _ in gen.functions] + list(gen.filters) + list(gen.picks)
     held += [v for v in gen.ns.values() if type(v) is type(_first_call)]
     return list({id(fn): fn for fn in held if fn.__code__ is _first_call.__code__}.values())
 
@@ -55,12 +55,14 @@ def test_a_cold_load_compiles_each_function_on_its_first_call(tmp_path, monkeypa
     lazy_gen, whole_gen = lazy.compiled.generated, whole.compiled.generated
     assert _waiting(lazy_gen) and not _waiting(whole_gen)
     assert not whole_gen.deferred and (lazy_gen.deferred or path.startswith("examples"))
+    # the filters and choices of items, whose conditions call defines, are generated when first called too
+    assert not whole_gen.deferred_named and (lazy_gen.deferred_named or not lazy_gen.filters)
     players = max(2, lazy.min_players)
     for seed in range(2):
         assert _playout(lazy, players, seed) == _playout(whole, players, seed)
     # the bodies a game never needed are generated when the source is asked for: the same ones
     assert sorted(map(_shape, lazy_gen.source)) == sorted(map(_shape, whole_gen.source))
-    assert not lazy_gen.deferred
+    assert not lazy_gen.deferred and not lazy_gen.deferred_named
     # what a game never called compiles too, to the code the whole module gives it
     for fn in _waiting(lazy_gen):
         lazy_gen.ns["_compiled"](fn, fn.__kwdefaults__["_body"])
@@ -70,6 +72,8 @@ def test_a_cold_load_compiles_each_function_on_its_first_call(tmp_path, monkeypa
         assert fn.__code__ == codes[body] and fn.__defaults__ == (i,)
     for i, fn in enumerate(lazy_gen.filters):
         assert fn.__code__ == codes[f"_f{i}"]
+    for j, fn in enumerate(lazy_gen.picks):
+        assert fn.__code__ == codes[f"_p{j}"]
     for name, code in codes.items():
         assert lazy_gen.ns[name].__code__ == code
 

@@ -1141,6 +1141,10 @@ class CodeGen:
         # generated whole, once, and kept.
         self.lazy = self.replay is None and (not cache or cache_dir() is None)
         self.deferred: dict[int, tuple[str, Any]] = {}  # index -> (kind, node) of a body not generated yet
+        # The filters and choices (`filter`, `pick`) whose source is not generated yet: their
+        # function's name -> what generates it (a fifth of a cold load of a game whose choices'
+        # conditions call many defines: those defines are generated with them)
+        self.deferred_named: dict[str, Callable[[], None]] = {}
         self.generating = threading.RLock()  # (two threads playing one game may first call one function)
         self.on_call: Callable[[], None] | None = None  # `_compile_on_call`'s: takes in new sources
 
@@ -1149,6 +1153,8 @@ class CodeGen:
         """The module's source, one entry per function, every body generated (those deferred too)."""
         for i in list(self.deferred):
             self.generate_deferred(i)
+        for name in list(self.deferred_named):
+            self.generate_named(name)
         return self._source
 
     @staticmethod
@@ -1251,6 +1257,15 @@ class CodeGen:
                     self.on_call()
             return self.functions[i][1]
 
+    def generate_named(self, name: str) -> None:
+        """Generate the source of deferred filter or choice `name` (see `deferred_named`)."""
+        with self.generating:
+            make = self.deferred_named.pop(name, None)
+            if make is not None:
+                make()
+                if self.on_call is not None:
+                    self.on_call()
+
     def generate(self, i: int, kind: str, e, empty: bool, fn: Fn | None = None) -> Fn:
         """The function of expression `i`, its body generated now (`fn`: the one handed out
         before, when its body was deferred)."""
@@ -1338,12 +1353,20 @@ class CodeGen:
         i = len(self.filters)
         self.slot, self.roots = ("filter", i), [(None, cond)]
         twice = labels and isinstance(cond, n.Template) and not self.by_reference(cond)
+        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
+        self.filters.append(fn)
+        fn.paid_twice = twice  # type: ignore[attr-defined] - (see `_filter_source`)
         if self.replay is not None:
             self.cook_slot(cond)
-            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
-            self.filters.append(fn)
-            fn.paid_twice = twice  # type: ignore[attr-defined] - (see below)
-            return fn
+        elif self.lazy:  # (generated at its first call, as deferred expressions are: see `lazy`)
+            self.deferred_named[f"_f{i}"] = lambda: self._filter_source(i, cond, var, labels, twice)
+        else:
+            self._filter_source(i, cond, var, labels, twice)
+        return fn
+
+    def _filter_source(self, i: int, cond, var: str, labels: bool, twice: bool) -> None:
+        """The source of ``filter`` `i`: ``_fI(m, L, items)``."""
+        self.slot, self.roots = ("filter", i), [(None, cond)]
         if twice:
             # the labels made, then paid for at once: what each label's charge_text came to and
             # what the op pays for them all after (`paid_twice`: it does not pay again)
@@ -1371,10 +1394,6 @@ class CodeGen:
             f"        while len(memo) > memo_size:\n"
             f"            memo.popitem()\n"
             f"        return None\n")
-        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_f{i}")
-        self.filters.append(fn)
-        fn.paid_twice = twice  # type: ignore[attr-defined]
-        return fn
 
     def pick(self, s: n.Pick, local_chooser: str | None, distinct: bool):
         """A choice of items (``compiler._PickOp``) as one generated function ``_pJ(m, fr, who, ask)``
@@ -1392,11 +1411,19 @@ class CodeGen:
             return None
         j = len(self.picks)
         self.slot, self.roots = ("pick", j), [(None, s)]
+        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_p{j}")
+        self.picks.append(fn)
         if self.replay is not None:
             self.cook_slot(s)
-            fn = types.FunctionType(_placeholder.__code__, self.ns, f"_p{j}")
-            self.picks.append(fn)
-            return fn
+        elif self.lazy:  # (generated at its first call, as a filter is)
+            self.deferred_named[f"_p{j}"] = lambda: self._pick_source(j, s, local_chooser, distinct)
+        else:
+            self._pick_source(j, s, local_chooser, distinct)
+        return fn
+
+    def _pick_source(self, j: int, s: n.Pick, local_chooser: str | None, distinct: bool) -> None:
+        """The source of ``pick`` `j`: ``_pJ(m, fr, who, ask)``."""
+        self.slot, self.roots = ("pick", j), [(None, s)]
         var = self.const(s.var)
         lines = ["    L = fr.locals",
                  "    b = m.budget",
@@ -1514,9 +1541,6 @@ class CodeGen:
         parts = [x for x in (s.source, s.cond, s.label, s.prompt, s.by) if x is not None]
         chance = ["    if m.s.unordered:", "        return False"] if any(self.reads_zones(x) for x in parts) else []
         self._source.append("\n".join([f"def _p{j}(m, fr, who, ask):", *chance, *lines, ""]))
-        fn = types.FunctionType(_placeholder.__code__, self.ns, f"_p{j}")
-        self.picks.append(fn)
-        return fn
 
     def reads_zones(self, e) -> bool:
         """Whether an expression may read a zone's cards (a zone, `p.hand`, `discard[c]`, a define)."""
@@ -1594,6 +1618,8 @@ class CodeGen:
             with self.generating:
                 if body.startswith("?"):  # a body not generated yet: the function's index
                     body = self.generate_deferred(int(body[1:]))
+                elif body in self.deferred_named:  # a filter's or a choice's, not generated yet
+                    self.generate_named(body)
                 code = codes.get(body)
                 if code is None:
                     made: dict[str, Any] = {}
