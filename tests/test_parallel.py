@@ -72,6 +72,24 @@ def test_bench_counts_every_playout_of_every_worker():
     assert r.playouts == 10 and r.errors == 0 and r.decisions_per_playout > 0
 
 
+def test_bench_for_some_seconds_grows_its_batches_so_workers_do_not_wait_on_each_batch(monkeypatch):
+    # each batch waits for its slowest game: batches of a few games (as before) left the
+    # other workers idle, and two workers played 1.57x one worker's Off-Plan games, not 1.9x
+    batches: list[int] = []
+    imap = Pool.imap
+
+    def counted(self, fn, tasks):
+        tasks = list(tasks)
+        batches.append(len(tasks))
+        return imap(self, fn, tasks)
+
+    monkeypatch.setattr(Pool, "imap", counted)
+    r = bench(interpreter.load(TINY), 2, seconds=1.0, workers=2)
+    assert r.playouts == sum(batches) and r.errors == 0
+    assert batches[0] == 4 and max(batches) > 4 * batches[0]  # (the tiny game plays thousands a second)
+    assert len(batches) < 30
+
+
 def test_scenarios_with_two_workers_give_the_same_results_in_the_same_order():
     paths = [str(ROOT / "examples" / "house_rules" / "plunderbund")]
     strip = lambda rs: [(r.file, r.name, r.passed, r.message) for r in rs]  # noqa: E731

@@ -651,13 +651,20 @@ def bench(game: Any, players: int, games: int | None = None, seconds: float | No
     spec = spec_of(game)
     start = time.perf_counter()
     with Pool(workers, ray) as pool:
-        # with --seconds, batches of a few games per worker until the time is up
+        # With --seconds, batches until the time is up: a few games per worker first, then as
+        # many as fill about a second (at most half the time left), since each batch waits for
+        # its slowest game and, with small batches, the other workers idle meanwhile.
         batch = games if games is not None else 2 * pool.workers
         while True:
             if games is not None and playouts >= games:
                 break
-            if seconds is not None and time.perf_counter() - start >= seconds:
-                break
+            if seconds is not None:
+                now = time.perf_counter() - start
+                if now >= seconds:
+                    break
+                if playouts and games is None:
+                    per_second = playouts / now
+                    batch = max(2 * pool.workers, int(per_second * min(1.0, (seconds - now) / 2)))
             count = batch if games is None else min(batch, games - playouts)
             tasks = [(spec, players, seed + playouts + i, ["random"] * players, DEFAULT_MAX_DECISIONS,
                       playouts + i) for i in range(count)]
