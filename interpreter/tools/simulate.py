@@ -652,8 +652,8 @@ def bench(game: Any, players: int, games: int | None = None, seconds: float | No
     start = time.perf_counter()
     with Pool(workers, ray) as pool:
         # With --seconds, batches until the time is up: a few games per worker first, then as
-        # many as fill about a second (at most half the time left), since each batch waits for
-        # its slowest game and, with small batches, the other workers idle meanwhile.
+        # many as fill about a second (or the time left), since each batch waits for its slowest
+        # game and, with small batches, the other workers idle meanwhile.
         batch = games if games is not None else 2 * pool.workers
         while True:
             if games is not None and playouts >= games:
@@ -664,7 +664,7 @@ def bench(game: Any, players: int, games: int | None = None, seconds: float | No
                     break
                 if playouts and games is None:
                     per_second = playouts / now
-                    batch = max(2 * pool.workers, int(per_second * min(1.0, (seconds - now) / 2)))
+                    batch = max(2 * pool.workers, int(per_second * min(1.0, seconds - now)))
             count = batch if games is None else min(batch, games - playouts)
             tasks = [(spec, players, seed + playouts + i, ["random"] * players, DEFAULT_MAX_DECISIONS,
                       playouts + i) for i in range(count)]
