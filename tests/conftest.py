@@ -16,6 +16,16 @@ os.environ.setdefault("RULELANG_CACHE_DIR", tempfile.mkdtemp(prefix="rulelang-te
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+
+
+def define_source(generated, define: str) -> str:
+    """The generated function of a define, by its rule-file name. Every body is generated first:
+    a load without the cache generates (and names) each one when it is first needed."""
+    sources = generated.source
+    name = generated.define_names[define]
+    return next(src for src in sources if src.startswith(f"def {name}("))
+
+
 settings.register_profile("dev", max_examples=15, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,

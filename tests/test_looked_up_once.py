@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from budget_helpers import outcomes_at_budgets
+from conftest import define_source
 
 import interpreter
 from tests.test_backends import play_both
@@ -38,7 +39,7 @@ def test_repeated_lookups_read_the_name_the_first_one_kept():
     # ... and read before the call looked up again (found: the call's units)
     assert len(re.findall(r"\((_m\d+) if \1 is not _MISS and \(_u := _u \+ 5\) else \(\1 := \(_v\d+ if ", source)) == 5
     # `short`'s own function: the memo looked up (and written) only when the body paid
-    function = next(s for s in generated.source if s.startswith(f"def {generated.define_names['short']}("))
+    function = define_source(generated, "short")
     assert function.index("    r = ") < function.index("    if b.used != start:") < function.index("memo.get(key")
 
 

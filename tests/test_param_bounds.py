@@ -14,6 +14,7 @@ same and fail the same, at every budget.
 from __future__ import annotations
 
 import pytest
+from conftest import define_source
 
 import interpreter
 from interpreter.engine.budget import Budget
@@ -66,10 +67,7 @@ def _play(game, choice: int, limit: int | None = None):
 
 
 def _function_source(game, define: str) -> str:
-    gen = game.compiled.generated
-    source = gen.source  # (every body generated: a load without the cache generates them when first needed)
-    name = gen.define_names[define]
-    return next(src for src in source if src.startswith(f"def {name}("))
+    return define_source(game.compiled.generated, define)
 
 
 def test_parameters_are_bounded_by_what_every_call_gives(tmp_path):

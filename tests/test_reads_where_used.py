@@ -6,6 +6,8 @@ stay where they were; the lines keep their numbers."""
 
 from __future__ import annotations
 
+from conftest import define_source
+
 import interpreter
 from interpreter.engine.codegen import _held_known_lines, _reads_where_used
 
@@ -71,8 +73,6 @@ def test_the_same_result_and_payments_fewer_reads():
 
 def test_welcome_to_estate_at_reads_its_lists_after_its_first_tests():
     generated = interpreter.load("games/welcome_to", cache=False).compiled.generated
-    sources = generated.source  # (every body generated: a load without the cache generates them when first needed)
-    name = generated.define_names["estate_at"]
-    source = next(s for s in sources if s.startswith(f"def {name}("))
+    source = define_source(generated, "estate_at")
     made = _held_known_lines(source)
     assert "_h0 = m.s.vars" in source and "_h0 = m.s.vars" not in made and "(_h0 := m.s.vars[" in made
