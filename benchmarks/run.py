@@ -1,4 +1,4 @@
-"""Benchmarks of the engine (issue 14): prints one table, measured in one run.
+"""Benchmarks of the engine (issue 14): prints its tables, measured in one run.
 
     python benchmarks/run.py              # every game, a few seconds each
     python benchmarks/run.py --seconds 10 # longer, steadier figures
@@ -11,9 +11,9 @@ the cost of `clone()`, and the time `interpreter.load` takes cold (parsing every
 warm (from the on-disk cache, when there is one). When the optional `open_spiel` package is
 installed, tic-tac-toe and Kuhn poker in rule files (examples/games/) are compared with
 OpenSpiel's own versions in the same run; last, Off-Plan's playouts a second on one worker and
-on every core (as `rulelang bench --workers N` plays them, by the wall clock). Times are CPU time of this process unless `--wall`
-is given: the machine may be shared, and its load (printed with the table) stretches wall-clock
-times. What is compared (our backends; our games and OpenSpiel's) plays in turns of a quarter
+on every core (as `rulelang bench --workers N` plays them, by the wall clock). Times are CPU
+time of this process unless `--wall` is given: the machine may be shared, and its load
+(printed with the table) stretches wall-clock times. What is compared (our backends; our games and OpenSpiel's) plays in turns of a quarter
 second (`in_turns`), so a ratio is the steadiest figure: the machine's drift meets both sides.
 """
 
